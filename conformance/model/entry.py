@@ -1,0 +1,189 @@
+"""Reading one entry file as a reader presents it (spec 3, 6, Appendix A).
+
+`read_entry` gives the adapter protocol's ``read_store`` entry for one file:
+its status, type, name, fields (after the legacy mappings of Appendix A),
+body and ``[[wikilinks]]``, plus short notes of every legacy mapping that was
+applied, so that a validator can say how a legacy file reads.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from conformance.model.frontmatter import parse_entry_text
+
+ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
+
+# Appendix A: the legacy type vocabulary and what each reads as. `project`
+# has no atomic mapping: a dossier, read as an opaque legacy entry.
+LEGACY_TYPES = {"user": "preference", "feedback": "lesson", "reference": "fact", "project": None}
+
+KNOWN_SCHEMA_VERSION = 1
+
+_WIKILINK = re.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_H1 = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# A bold label line: **Label:** or **Label**: at the start of a line.
+_BOLD_LABEL = re.compile(r"[ \t]*\*\*[^*\r\n]+?(?::\*\*|\*\*:)")
+_HOW_TO_APPLY = re.compile(r"[ \t]*\*\*[ \t]*how to apply[ \t]*(?::\*\*|\*\*:)[ \t]*(.*)$", re.IGNORECASE)
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def read_entry(link: str, text: str) -> dict:
+    """The protocol's read_store entry for the file `link` with content `text`."""
+    parsed = parse_entry_text(text)
+    fields = copy.deepcopy(parsed.fields)
+    version = fields.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > KNOWN_SCHEMA_VERSION:
+        # Spec 6: a newer schema is not interpreted at all.
+        return {
+            "link": link, "status": "quarantined", "type": None, "name": None,
+            "fields": {}, "body": None, "links": [],
+            "legacy": [f"schema_version {version} is newer than {KNOWN_SCHEMA_VERSION}: not interpreted (spec 6)"],
+        }
+    body = parsed.body
+    legacy: list[str] = []
+    if not parsed.has_frontmatter:
+        legacy.append("no frontmatter: read as an opaque legacy entry, name from the first # heading")
+        return {
+            "link": link, "status": "opaque", "type": None,
+            "name": first_heading(body) or link, "fields": fields, "body": body,
+            "links": wikilinks(body), "legacy": legacy,
+        }
+
+    _map_nested_type(fields, legacy)
+    _map_origin_session(fields, legacy)
+    entry_type = fields.get("type")
+    status = "opaque"
+    if isinstance(entry_type, str) and entry_type in LEGACY_TYPES:
+        mapped = LEGACY_TYPES[entry_type]
+        if mapped is None:
+            legacy.append(f"type {entry_type} is a legacy dossier: read as an opaque legacy entry")
+        else:
+            legacy.append(f"type {entry_type} read as {mapped}")
+            fields["type"] = entry_type = mapped
+            if mapped == "lesson":
+                _map_feedback_fields(fields, body, legacy)
+    if isinstance(entry_type, str) and entry_type in ENTRY_TYPES:
+        status = "ok"
+    return {
+        "link": link, "status": status, "type": entry_type,
+        "name": entry_name(fields, body, link), "fields": fields, "body": body,
+        "links": wikilinks(body), "legacy": legacy,
+    }
+
+
+def _map_nested_type(fields: dict, legacy: list[str]) -> None:
+    metadata = fields.get("metadata")
+    if fields.get("type") is None and isinstance(metadata, dict) and metadata.get("type") is not None:
+        fields["type"] = metadata["type"]
+        legacy.append("metadata.type read as type")
+
+
+def _map_origin_session(fields: dict, legacy: list[str]) -> None:
+    metadata = fields.get("metadata")
+    sources = [("originSessionId", fields.get("originSessionId"))]
+    if isinstance(metadata, dict):
+        sources.append(("metadata.originSessionId", metadata.get("originSessionId")))
+    for where, session_id in sources:
+        if session_id is None:
+            continue
+        origin = fields.get("origin")
+        if origin is None:
+            origin = fields["origin"] = {}
+        if not isinstance(origin, dict):
+            legacy.append(f"{where} not read: origin is not a mapping")
+            return
+        if "session_id" in origin:
+            if where == "originSessionId" or origin["session_id"] != session_id:
+                legacy.append(f"{where} not read as origin.session_id: origin already has one")
+            continue
+        origin["session_id"] = session_id
+        legacy.append(f"{where} read as origin.session_id")
+
+
+def _map_feedback_fields(fields: dict, body: str, legacy: list[str]) -> None:
+    if "trigger" not in fields and isinstance(fields.get("description"), str):
+        fields["trigger"] = fields["description"]
+        legacy.append("description read as trigger")
+    if "how_to_apply" not in fields:
+        section = how_to_apply_section(body)
+        if section:
+            fields["how_to_apply"] = section
+            legacy.append("**How to apply:** body section read as how_to_apply")
+
+
+def entry_name(fields: dict, body: str, link: str) -> str:
+    """`name` from the frontmatter, else the first # heading, else the link."""
+    name = fields.get("name")
+    if isinstance(name, str) and name.strip():
+        return name
+    if isinstance(name, int) and not isinstance(name, bool):
+        return str(name)
+    return first_heading(body) or link
+
+
+def _body_lines(body: str):
+    """The body's lines, each with whether it lies inside a fenced code block
+    (a shell `# comment` in a fence is not a heading)."""
+    fence: str | None = None
+    for line in _LINE_BREAK.split(body):
+        opener = _FENCE.match(line)
+        if fence is None:
+            if opener:
+                fence = opener.group(1)
+                yield line, True
+            else:
+                yield line, False
+            continue
+        if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
+                and not line.strip()[len(opener.group(1)):].strip():
+            fence = None
+        yield line, True
+
+
+def first_heading(body: str) -> str | None:
+    """The text of the first ``# H1`` outside code fences, or None."""
+    if "#" not in body:
+        return None
+    for line, in_fence in _body_lines(body):
+        match = None if in_fence else _H1.match(line)
+        if match and match.group(1).strip():
+            return match.group(1).strip()
+    return None
+
+
+def how_to_apply_section(body: str) -> str | None:
+    """The text of the ``**How to apply:**`` body section: after the label, up
+    to the next bold-label line, heading or the end (Appendix A)."""
+    if "*" not in body:
+        return None
+    taken: list[str] | None = None
+    for line, in_fence in _body_lines(body):
+        if taken is None:
+            match = None if in_fence else _HOW_TO_APPLY.match(line)
+            if match:
+                taken = [match.group(1)]
+            continue
+        if not in_fence and (_BOLD_LABEL.match(line) or _HEADING.match(line)):
+            break
+        taken.append(line)
+    if taken is None:
+        return None
+    text = "\n".join(taken).strip()
+    return text or None
+
+
+def wikilinks(body: str) -> list[str]:
+    """The ``[[link]]`` targets of a body in order of first appearance, without
+    ``|alias`` or ``#heading`` parts, each once."""
+    if "[[" not in body:
+        return []
+    seen: dict[str, None] = {}
+    for match in _WIKILINK.finditer(body):
+        target = match.group(1).split("|", 1)[0].split("#", 1)[0].strip()
+        if target and target not in seen:
+            seen[target] = None
+    return list(seen)

@@ -1,0 +1,1 @@
+"""The validator: checks stores and files against the spec and reports diagnostics."""
