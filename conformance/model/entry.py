@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import re
 
-from conformance.model.frontmatter import parse_entry_text
+from conformance.model.frontmatter import ParsedEntry, parse_entry_text
 
 ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
 
@@ -33,7 +33,11 @@ _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 
 def read_entry(link: str, text: str) -> dict:
     """The protocol's read_store entry for the file `link` with content `text`."""
-    parsed = parse_entry_text(text)
+    return read_parsed(link, parse_entry_text(text))
+
+
+def read_parsed(link: str, parsed: ParsedEntry) -> dict:
+    """`read_entry` for a file already split by `parse_entry_text`."""
     fields = copy.deepcopy(parsed.fields)
     version = fields.get("schema_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > KNOWN_SCHEMA_VERSION:

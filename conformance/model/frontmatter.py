@@ -84,9 +84,12 @@ class ParsedEntry:
     frontmatter_start: int = 0
     body_start: int = 1
     preamble: str = ""
-    # The frontmatter lines between the delimiters, line endings removed;
-    # the validator reads values' places from them.
+    # The frontmatter lines between the delimiters, line endings removed.
     frontmatter_lines: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # Where each value stands: (key path, line, column, raw text), in file
+    # order. Key paths are "key", "parent.key", and "key[]" for list items;
+    # raw text is the value as written (quotes included), "" when empty.
+    places: tuple[tuple[str, int, int, str], ...] = field(default=(), repr=False, compare=False)
 
 
 # ---------------------------------------------------------------------------
@@ -174,7 +177,8 @@ def parse_entry_text(text: str) -> ParsedEntry:
     if region.endswith(("\n", "\r")) or region == "":
         lines.pop()  # the break before the closing line ends the last line
     first_line = opening_line + 1
-    fields = _FrontmatterReader(lines, first_line, problems).read()
+    reader = _FrontmatterReader(lines, first_line, problems)
+    fields = reader.read()
     closing_line = first_line + len(lines)
     return ParsedEntry(
         has_frontmatter=True,
@@ -185,6 +189,7 @@ def parse_entry_text(text: str) -> ParsedEntry:
         body_start=closing_line + 1,
         preamble=preamble,
         frontmatter_lines=tuple(lines),
+        places=tuple(reader.places),
     )
 
 
@@ -197,7 +202,7 @@ _BLOCK_INDICATOR = re.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?$")
 _INTEGER = re.compile(r"-?[0-9]+$")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     number: int
     indent: int
@@ -209,6 +214,7 @@ class _FrontmatterReader:
 
     def __init__(self, raw_lines: list[str], first_line: int, problems: list[Problem]):
         self.problems = problems
+        self.places: list[tuple[str, int, int, str]] = []
         self.lines: list[_Line] = []
         for offset, raw in enumerate(raw_lines):
             stripped = raw.strip(" \t")
@@ -237,12 +243,12 @@ class _FrontmatterReader:
                           "(a multi-line value is outside the subset); ignored")
                 self.position += 1
                 continue
-            self.read_mapping_entry(fields, line, depth=0)
+            self.read_mapping_entry(fields, line, 0, "")
         return fields
 
     # -- mappings --------------------------------------------------------
 
-    def read_mapping_entry(self, mapping: dict, line: _Line, depth: int) -> None:
+    def read_mapping_entry(self, mapping: dict, line: _Line, depth: int, parent: str) -> None:
         """Read one ``key: value`` line (and the block under it) into mapping."""
         self.position += 1
         if line.content.startswith("- ") or line.content == "-":
@@ -262,6 +268,8 @@ class _FrontmatterReader:
             return
         raw_value = line.content[match.end():].strip(" \t")
         value_column = line.indent + 1 + len(line.content) - len(line.content[match.end():].lstrip(" \t"))
+        path = f"{parent}.{key}" if parent else key
+        self.places.append((path, line.number, value_column if raw_value else line.indent + 1, raw_value))
         if key in mapping:
             self.note("duplicate-key", line.number, line.indent + 1,
                       f"key {key!r} is given again; the last value is read")
@@ -269,9 +277,9 @@ class _FrontmatterReader:
         if raw_value:
             mapping[key] = self.read_value(raw_value, line, value_column, depth)
             return
-        mapping[key] = self.read_block(line, depth)
+        mapping[key] = self.read_block(line, depth, path)
 
-    def read_block(self, parent: _Line, depth: int) -> object:
+    def read_block(self, parent: _Line, depth: int, path: str) -> object:
         """The value of ``key:`` with nothing after the colon: a nested block,
         a list (possibly at the key's own indentation), or None."""
         following = self.peek()
@@ -284,15 +292,17 @@ class _FrontmatterReader:
                 self.note("deep-nesting", following.number, following.indent + 1,
                           f"a {kind} nested inside a nested mapping; the subset allows one level. "
                           "Read as given")
-            return self.read_list(following.indent, depth + 1) if is_item else self.read_mapping(following.indent, depth + 1)
+            if is_item:
+                return self.read_list(following.indent, depth + 1, path)
+            return self.read_mapping(following.indent, depth + 1, path)
         if following.indent == parent.indent and is_item:
             if depth >= 1:
                 self.note("deep-nesting", following.number, following.indent + 1,
                           "a list nested inside a nested mapping; the subset allows one level. Read as given")
-            return self.read_list(following.indent, depth + 1)
+            return self.read_list(following.indent, depth + 1, path)
         return None
 
-    def read_mapping(self, indent: int, depth: int) -> dict:
+    def read_mapping(self, indent: int, depth: int, path: str) -> dict:
         mapping: dict = {}
         while (line := self.peek()) is not None and line.indent >= indent:
             if line.indent > indent:
@@ -301,12 +311,12 @@ class _FrontmatterReader:
                           "(a multi-line value is outside the subset); ignored")
                 self.position += 1
                 continue
-            self.read_mapping_entry(mapping, line, depth)
+            self.read_mapping_entry(mapping, line, depth, path)
         return mapping
 
     # -- lists -----------------------------------------------------------
 
-    def read_list(self, indent: int, depth: int) -> list:
+    def read_list(self, indent: int, depth: int, path: str) -> list:
         items: list = []
         while (line := self.peek()) is not None and line.indent >= indent:
             if line.indent > indent:
@@ -320,14 +330,15 @@ class _FrontmatterReader:
             self.position += 1
             raw_item = line.content[1:].strip(" \t")
             item_column = line.indent + 1 + len(line.content) - len(line.content[1:].lstrip(" \t"))
+            self.places.append((f"{path}[]", line.number, item_column if raw_item else line.indent + 1, raw_item))
             if not raw_item:
                 nested = self.peek()
                 if nested is not None and nested.indent > line.indent:
                     self.note("deep-nesting", nested.number, nested.indent + 1,
                               "a block nested inside a list item; lists hold strings only. Read as given")
                     nested_is_item = nested.content.startswith("- ") or nested.content == "-"
-                    items.append(self.read_list(nested.indent, depth + 1) if nested_is_item
-                                 else self.read_mapping(nested.indent, depth + 1))
+                    items.append(self.read_list(nested.indent, depth + 1, f"{path}[]") if nested_is_item
+                                 else self.read_mapping(nested.indent, depth + 1, f"{path}[]"))
                 else:
                     items.append("")
                 continue

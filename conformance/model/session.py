@@ -149,11 +149,13 @@ def render(session: dict) -> dict[str, list[str]]:
     current = session.get("current", {})
     done_actions = tombstone_index(current.get("completed_actions", []))
     done_goals = tombstone_index(current.get("completed_goals", []))
+    # A tombstone suppresses every copy of its identity, a purged one by hash (5.3.1).
+    hidden = {item_key(d) for d in current.get("decisions", []) if d.get("hidden") is True}
     view = {
         "goals": [g for g in current.get("goals", []) if not is_suppressed(g, done_goals, "set_on")],
         "next_actions": [a for a in current.get("next_actions", []) if not is_suppressed(a, done_actions, "added")],
         "parked_actions": [a for a in current.get("parked_actions", []) if not is_suppressed(a, done_actions, "added")],
         "open_questions": list(current.get("open_questions", [])),
-        "decisions": [d for d in current.get("decisions", []) if d.get("hidden") is not True],
+        "decisions": [d for d in current.get("decisions", []) if item_key(d) not in hidden],
     }
     return {name: [item["text"] for item in items if isinstance(item.get("text"), str)] for name, items in view.items()}

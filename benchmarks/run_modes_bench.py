@@ -1,0 +1,97 @@
+"""Benchmark: the corpus against an adapter, persistent vs one-shot, -j 1 vs -j 2.
+
+Not a test. Runs every vector of the bundled corpus (or those matching
+`-k`) once per configuration, in one process, and prints a table of wall
+times with their ratio to persistent `-j 1`, and whether each
+configuration gave the same outcomes as the first one.
+
+    python benchmarks/run_modes_bench.py                 # the reference adapter
+    python benchmarks/run_modes_bench.py -k merge.hidden  # a quick subset
+    python benchmarks/run_modes_bench.py --adapter "node my-adapter.js"
+
+One-shot mode starts a process per request, so on the 2-core machines this
+project targets its runs take minutes where persistent ones take seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+try:
+    import conformance  # noqa: F401
+except ImportError:  # run from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tabulate import tabulate
+
+from conformance import SPEC_VERSION, resources
+from conformance.protocol.messages import AdapterFault
+from conformance.runner.command import default_adapter
+from conformance.runner.implementations import AdapterImplementation
+from conformance.runner.run import run_vectors
+from conformance.runner.selection import Filters, select
+from conformance.runner.requirements import load_requirements
+from conformance.runner.vectors import load_corpus
+
+CONFIGURATIONS = (("persistent", False, 1), ("persistent", False, 2), ("one-shot", True, 1), ("one-shot", True, 2))
+
+
+def run_configuration(command, vectors, oneshot: bool, jobs: int, timeout: float) -> tuple[float, dict] | str:
+    with tempfile.TemporaryDirectory(prefix="memoir-bench-") as workdir:
+        implementation = AdapterImplementation(command, workdir=Path(workdir) / "adapters", oneshot=oneshot,
+                                               timeout=timeout)
+        try:
+            described = implementation.describe()
+            if isinstance(described, AdapterFault):
+                return str(described)
+            started = time.perf_counter()
+            results = run_vectors(vectors, implementation, described, Path(workdir) / "vectors", jobs)
+            elapsed = time.perf_counter() - started
+        finally:
+            implementation.close()
+    return elapsed, {result.id: result.outcome for result in results}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--adapter", metavar="CMD", help="adapter command (default: the bundled reference adapter)")
+    parser.add_argument("-k", dest="pattern", help="only vectors whose id matches this glob or contains it")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per answer (default 30)")
+    args = parser.parse_args(argv)
+
+    corpus = load_corpus([resources.vectors_dir()])
+    if corpus.problems:
+        print("\n".join(map(str, corpus.problems)), file=sys.stderr)
+        return 2
+    index = load_requirements(resources.vectors_dir() / "requirements.json")
+    vectors, _ = select(corpus.vectors, Filters(pattern=args.pattern), index, SPEC_VERSION)
+    if not vectors:
+        print("no vectors selected", file=sys.stderr)
+        return 2
+    command = args.adapter or default_adapter()
+
+    rows, baseline, reference_outcomes = [], None, None
+    for mode, oneshot, jobs in CONFIGURATIONS:
+        print(f"{mode} -j {jobs}: {len(vectors)} vectors ...", file=sys.stderr, flush=True)
+        measured = run_configuration(command, vectors, oneshot, jobs, args.timeout)
+        if isinstance(measured, str):
+            print(f"cannot start the adapter: {measured}", file=sys.stderr)
+            return 2
+        elapsed, outcomes = measured
+        baseline = baseline or elapsed
+        reference_outcomes = reference_outcomes or outcomes
+        same = "yes" if outcomes == reference_outcomes else "NO"
+        passed = sum(outcome == "pass" for outcome in outcomes.values())
+        rows.append([mode, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}", f"{elapsed / baseline:.2f}x",
+                     f"{passed}/{len(outcomes)}", same])
+    print(tabulate(rows, headers=["mode", "jobs", "wall s", "vectors/s", "vs persistent -j 1", "passed",
+                                  "same outcomes"], tablefmt="simple"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

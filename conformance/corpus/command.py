@@ -1,0 +1,221 @@
+"""The `vectors check`, `vectors new` and `coverage` subcommands.
+
+- `vectors check [DIR...]`: every vector file valid (the runner's loader:
+  schema, unique ids, golden stores), every cited requirement in the index,
+  every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
+- `vectors new --level L --section S [--op OP] [--id ID] [--out FILE]`: a
+  valid skeleton vector, printed or added to FILE.
+- `coverage [--json] [--spec V]`: which requirements have vectors, per
+  section. Exit 0 when every testable MUST has a non-ambiguous vector, 1
+  when one lacks it, 2 when the corpus or index cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tabulate import tabulate
+
+from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
+from conformance.corpus import coverage as coverage_module
+from conformance.corpus import scaffold as scaffold_module
+from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
+from conformance.runner.vectors import LEVELS, Corpus, load_corpus
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes")
+_AMBIGUITY_HEADING = re.compile(r"^#{2,3}\s+(AMB-[A-Z0-9-]+)\b", re.MULTILINE)
+
+
+def register(subparsers) -> None:
+    vectors = subparsers.add_parser(
+        "vectors", help="check the vector corpus, or scaffold a new vector",
+        description="Work on the vector corpus (docs/adding-a-vector.md).")
+    actions = vectors.add_subparsers(dest="vectors_command", metavar="ACTION")
+    vectors.set_defaults(handler=lambda args: _usage(vectors))
+
+    check = actions.add_parser(
+        "check", help="validate vector files (schema, ids, requirements, ambiguities, golden stores)",
+        description="Validate vector files. Exit codes: 0 valid, 1 problems found, 2 usage error.")
+    check.add_argument("dirs", nargs="*", metavar="DIR", type=Path,
+                       help="vector directories (default: the kit's vectors/)")
+    check.set_defaults(handler=run_check)
+
+    new = actions.add_parser(
+        "new", help="scaffold a valid vector for a spec section",
+        description="Print (or add to --out FILE) a schema-valid skeleton vector whose requirements "
+                    "list every testable requirement of the section, for you to edit.")
+    new.add_argument("--level", required=True, choices=LEVELS, help="the conformance level the vector tests")
+    new.add_argument("--section", required=True, help="spec section, for example 5.3.2 or A")
+    new.add_argument("--op", choices=OPS, help="the op (default: read_store, write or merge_sessions by level)")
+    new.add_argument("--id", dest="vector_id", help="the vector's permanent id (default: a placeholder to rename)")
+    new.add_argument("--out", type=Path, metavar="FILE", help="add the vector to this file (created if missing)")
+    new.set_defaults(handler=run_new)
+
+    cover = subparsers.add_parser(
+        "coverage", help="which spec requirements have vectors, per section",
+        description="Coverage of vectors/requirements.json by the vectors. Exit codes: 0 every testable MUST "
+                    "has a non-ambiguous vector, 1 some has none, 2 the corpus or index cannot be read.")
+    cover.add_argument("--json", action="store_true", help="print the report as JSON")
+    cover.add_argument("--spec", choices=SPEC_VERSIONS, default=SPEC_VERSION,
+                       help=f"as of this spec version: later requirements and the vectors citing them left out (default {SPEC_VERSION})")
+    cover.set_defaults(handler=run_coverage)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+# --- vectors check ------------------------------------------------------------------
+
+@dataclass
+class CheckOutcome:
+    corpus: Corpus
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def check_corpus(dirs: list[Path]) -> CheckOutcome:
+    """Everything `vectors check` reports, for these vector directories."""
+    corpus = load_corpus(dirs)
+    outcome = CheckOutcome(corpus, [str(problem) for problem in corpus.problems])
+    indexes: dict[Path, dict[str, Requirement] | None] = {}
+    for root in dirs:
+        path = root / INDEX_FILE if (root / INDEX_FILE).is_file() else resources.vectors_dir() / INDEX_FILE
+        requirements, index_problems = load_index(path)
+        outcome.problems.extend(f"{INDEX_FILE}: {problem.where}: {problem.message}" if problem.where != INDEX_FILE
+                                else f"{problem.where}: {problem.message}" for problem in index_problems)
+        indexes[Path(root).resolve()] = {r.id: r for r in requirements} if requirements else None
+    known_ambiguities = documented_ambiguities()
+    for vector in corpus.vectors:
+        index = indexes.get(Path(vector.root).resolve())
+        where = f"{vector.file}: vector {vector.id!r}"
+        if index is not None:
+            unknown = [rid for rid in vector.requirements if rid not in index]
+            if unknown:
+                outcome.problems.append(f"{where}: requirement(s) not in {INDEX_FILE}: {', '.join(unknown)}")
+        if vector.ambiguity and known_ambiguities is not None and vector.ambiguity not in known_ambiguities:
+            outcome.warnings.append(f"{where}: ambiguity {vector.ambiguity} is not documented in docs/spec-ambiguities.md")
+        if vector.title.startswith(scaffold_module.TODO) or (vector.note or "").startswith(scaffold_module.TODO):
+            outcome.warnings.append(f"{where}: still a scaffold (TODO in its title or note)")
+    return outcome
+
+
+def documented_ambiguities() -> set[str] | None:
+    """The AMB-... ids of docs/spec-ambiguities.md, or None where the docs are not installed."""
+    path = resources.vectors_dir().parent / "docs" / "spec-ambiguities.md"
+    try:
+        return set(_AMBIGUITY_HEADING.findall(path.read_text(encoding="utf-8")))
+    except OSError:
+        return None
+
+
+def run_check(args: argparse.Namespace) -> int:
+    dirs = list(args.dirs) or [resources.vectors_dir()]
+    missing = [str(d) for d in dirs if not d.is_dir()]
+    if missing:
+        print(f"memoir-conform vectors check: no such directory: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    outcome = check_corpus(dirs)
+    for warning in outcome.warnings:
+        print(f"warning: {warning}")
+    for problem in outcome.problems:
+        print(f"error: {problem}")
+    files = len({vector.file for vector in outcome.corpus.vectors})
+    if outcome.problems:
+        print(f"{len(outcome.problems)} problem(s) in {', '.join(map(str, dirs))}")
+        return EXIT_PROBLEMS
+    print(f"ok: {len(outcome.corpus.vectors)} vectors in {files} files, digest {outcome.corpus.digest[:16]}"
+          + (f" ({len(outcome.warnings)} warning(s))" if outcome.warnings else ""))
+    return EXIT_OK
+
+
+# --- vectors new -------------------------------------------------------------------
+
+def run_new(args: argparse.Namespace) -> int:
+    requirements, problems = load_index()
+    if not requirements:
+        print(f"memoir-conform vectors new: cannot read {INDEX_FILE}: {'; '.join(map(str, problems))}", file=sys.stderr)
+        return EXIT_USAGE
+    taken = {vector.id for vector in load_corpus([resources.vectors_dir()]).vectors}
+    if args.out is not None and args.out.exists():
+        taken |= _ids_in(args.out)
+    try:
+        made = scaffold_module.scaffold(requirements, level=args.level, section=args.section, op=args.op,
+                                        vector_id=args.vector_id, taken_ids=taken)
+        if args.out is None:
+            print(json.dumps(made.vector, indent=2, ensure_ascii=False))
+            return EXIT_OK
+        scaffold_module.add_to_file(args.out, made.vector)
+    except scaffold_module.ScaffoldError as error:
+        print(f"memoir-conform vectors new: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"added {made.vector['id']} to {args.out}; requirements offered: {', '.join(made.candidates)}")
+    print(f"next: edit it, then `memoir-conform vectors check` and `memoir-conform run --model -k {made.vector['id']}`")
+    return EXIT_OK
+
+
+def _ids_in(path: Path) -> set[str]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return set()
+    vectors = document.get("vectors") if isinstance(document, dict) else None
+    return {v["id"] for v in vectors or () if isinstance(v, dict) and isinstance(v.get("id"), str)}
+
+
+# --- coverage ------------------------------------------------------------------------
+
+STATUS_MARK = {"covered": "ok", "advisory-only": "advisory only", "missing": "MISSING",
+               "untestable": "untestable", "validator": "validator"}
+
+
+def run_coverage(args: argparse.Namespace) -> int:
+    requirements, problems = load_index()
+    corpus = load_corpus([resources.vectors_dir()])
+    if problems or corpus.problems:
+        for problem in [*map(str, problems), *map(str, corpus.problems)]:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    report = coverage_module.compute(requirements, corpus.vectors, args.spec,
+                                     coverage_module.validator_rules_by_section())
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print_report(report)
+    return EXIT_PROBLEMS if report.gaps("MUST") else EXIT_OK
+
+
+def print_report(report: coverage_module.CoverageReport) -> None:
+    print(f"requirement coverage, spec v{report.spec}\n")
+    for section, rows in report.sections():
+        table = []
+        for row in rows:
+            requirement = row.requirement
+            if row.status == "untestable":
+                detail = requirement.untestable_reason or ""
+            elif row.status == "validator":
+                detail = "rules: " + (", ".join(row.validator_rules) or "none found for this section")
+            else:
+                detail = f"{len(row.vectors)} vector(s)" + (f", {len(row.advisory)} advisory" if row.advisory else "")
+            table.append([requirement.id, requirement.keyword, requirement.level, STATUS_MARK[row.status], _clip(detail)])
+        print(f"section {section}")
+        print(tabulate(table, headers=["requirement", "keyword", "level", "status", "vectors / reason"]))
+        print()
+    for vector_id, unknown in sorted(report.unknown_references.items()):
+        print(f"warning: vector {vector_id} cites requirements not in the index: {', '.join(unknown)}")
+    for strength in ("MUST", "SHOULD"):
+        gaps = report.gaps(strength)
+        if gaps:
+            print(f"{strength} without a non-ambiguous vector: {', '.join(row.requirement.id for row in gaps)}")
+    print(report.summary_line())
+
+
+def _clip(text: str, width: int = 90) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,165 @@
+"""How well the vectors cover the requirement index.
+
+A requirement is *covered* when some vector that does not depend on an
+interpretation (no `ambiguous` tag) cites it: ambiguous vectors are
+advisory (docs/spec-ambiguities.md), so a requirement that only they cite
+counts as advisory-only, not covered. File-shape rules (level `validator`)
+are checked by `memoir-conform validate`, not by vectors; they are listed
+with the validator rules of their section and kept out of the gate.
+
+`--spec 0.1` looks at the spec as it was: requirements introduced later
+are left out, and so are vectors citing any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from conformance import SPEC_VERSION
+from conformance.corpus.requirements import Requirement, section_key
+from conformance.runner.requirements import version_key
+from conformance.runner.vectors import Vector
+
+
+@dataclass(frozen=True)
+class RequirementCoverage:
+    """One requirement and the vectors that cite it."""
+
+    requirement: Requirement
+    vectors: tuple[str, ...]        # ids of non-ambiguous vectors citing it
+    advisory: tuple[str, ...]       # ids of ambiguous vectors citing it
+    validator_rules: tuple[str, ...] = ()   # rule ids of the same section (validator-level only)
+
+    @property
+    def status(self) -> str:
+        """covered, advisory-only, missing, untestable or validator."""
+        if not self.requirement.testable:
+            return "untestable"
+        if self.requirement.level == "validator":
+            return "validator"
+        if self.vectors:
+            return "covered"
+        return "advisory-only" if self.advisory else "missing"
+
+    def to_json(self) -> dict:
+        requirement = self.requirement
+        data = {
+            "id": requirement.id, "section": requirement.section, "keyword": requirement.keyword,
+            "level": requirement.level, "since": requirement.since, "testable": requirement.testable,
+            "status": self.status, "vectors": list(self.vectors), "advisory_vectors": list(self.advisory),
+        }
+        if requirement.untestable_reason:
+            data["untestable_reason"] = requirement.untestable_reason
+        if self.validator_rules:
+            data["validator_rules"] = list(self.validator_rules)
+        return data
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Testable vector-checked requirements of one strength, and how many are covered."""
+
+    strength: str                   # MUST or SHOULD
+    testable: int
+    covered: int
+    untestable: int
+    validator: int
+
+    def line(self) -> str:
+        return (f"{self.strength}: {self.covered}/{self.testable} testable covered "
+                f"({self.untestable} untestable with a reason, {self.validator} validator rules)")
+
+
+@dataclass
+class CoverageReport:
+    spec: str
+    rows: list[RequirementCoverage]
+    # vector id -> requirement ids it cites that the index does not have
+    unknown_references: dict[str, list[str]] = field(default_factory=dict)
+
+    def tally(self, strength: str) -> Tally:
+        rows = [row for row in self.rows if row.requirement.strength == strength]
+        checked = [row for row in rows if row.requirement.checked_by_vectors]
+        return Tally(
+            strength=strength,
+            testable=len(checked),
+            covered=sum(1 for row in checked if row.status == "covered"),
+            untestable=sum(1 for row in rows if not row.requirement.testable),
+            validator=sum(1 for row in rows if row.status == "validator"),
+        )
+
+    def summary_line(self) -> str:
+        return "; ".join(self.tally(strength).line() for strength in ("MUST", "SHOULD"))
+
+    def gaps(self, strength: str = "MUST") -> list[RequirementCoverage]:
+        """Testable, vector-checked requirements of this strength without a non-ambiguous vector."""
+        return [row for row in self.rows
+                if row.requirement.strength == strength and row.requirement.checked_by_vectors
+                and row.status != "covered"]
+
+    def sections(self) -> list[tuple[str, list[RequirementCoverage]]]:
+        grouped: dict[str, list[RequirementCoverage]] = {}
+        for row in self.rows:
+            grouped.setdefault(row.requirement.section, []).append(row)
+        return sorted(grouped.items(), key=lambda item: section_key(item[0]))
+
+    def to_json(self) -> dict:
+        return {
+            "spec": self.spec,
+            "summary": {strength.lower(): self.tally(strength).__dict__ for strength in ("MUST", "SHOULD")},
+            "summary_line": self.summary_line(),
+            "gaps": [row.requirement.id for row in self.gaps("MUST") + self.gaps("SHOULD")],
+            "unknown_references": self.unknown_references,
+            "requirements": [row.to_json() for _, rows in self.sections() for row in rows],
+        }
+
+
+def existed_in(requirement: Requirement, spec: str) -> bool:
+    return version_key(requirement.since) <= version_key(spec)
+
+
+def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec: str = SPEC_VERSION,
+            rules_by_section: dict[str, list[str]] | None = None) -> CoverageReport:
+    """Coverage of `requirements` (as of spec version `spec`) by `vectors`."""
+    everything = {requirement.id: requirement for requirement in requirements}
+    wanted = {rid: requirement for rid, requirement in everything.items() if existed_in(requirement, spec)}
+    citing: dict[str, list[str]] = {rid: [] for rid in wanted}
+    advisory: dict[str, list[str]] = {rid: [] for rid in wanted}
+    unknown: dict[str, list[str]] = {}
+    for vector in vectors:
+        missing = [rid for rid in vector.requirements if rid not in everything]
+        if missing:
+            unknown[vector.id] = missing
+        # A vector citing a later requirement does not exist in that spec version.
+        if any(rid in everything and rid not in wanted for rid in vector.requirements):
+            continue
+        for rid in vector.requirements:
+            if rid in wanted:
+                (advisory if vector.ambiguous else citing)[rid].append(vector.id)
+    rules_by_section = rules_by_section or {}
+    rows = [
+        RequirementCoverage(
+            requirement, tuple(sorted(citing[rid])), tuple(sorted(advisory[rid])),
+            tuple(rules_by_section.get(requirement.section, ())) if requirement.level == "validator" else (),
+        )
+        for rid, requirement in wanted.items()
+    ]
+    rows.sort(key=lambda row: (section_key(row.requirement.section), row.requirement.id))
+    return CoverageReport(spec, rows, unknown)
+
+
+def validator_rules_by_section() -> dict[str, list[str]]:
+    """Ids of the memoir validator's rules, by spec section ("App. A" is "A");
+    empty when the validator is not installed."""
+    try:
+        from conformance.validator.rules import all_rules
+    except ImportError:
+        return {}
+    grouped: dict[str, list[str]] = {}
+    for rule in all_rules():
+        if getattr(rule, "format", "memoir") != "memoir":
+            continue
+        section = rule.section.replace("App.", "").strip()
+        grouped.setdefault(section, []).append(rule.id)
+    return grouped

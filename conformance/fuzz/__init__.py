@@ -1,0 +1,1 @@
+"""Property-based conformance: generated replicas and operation sequences."""

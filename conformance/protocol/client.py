@@ -1,0 +1,317 @@
+"""The runner's side of the adapter protocol (docs/adapter-protocol.md).
+
+`AdapterClient` starts the adapter, negotiates the protocol version with a
+`describe` handshake, and sends requests. `request()` always returns a
+value: an `OkResponse`, an `ErrorResponse` (the adapter answered with an
+error), or an `AdapterFault` (the adapter broke the protocol). After a fault
+the adapter is restarted transparently on the next request, so one bad
+vector never spoils the rest of a run.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from conformance.protocol.messages import (
+    HANDSHAKE_PROTOCOL,
+    SUPPORTED_PROTOCOLS,
+    AdapterFault,
+    Describe,
+    ErrorResponse,
+    InvalidMessage,
+    OkResponse,
+    Outcome,
+    Request,
+    check,
+    negotiate,
+    parse_response,
+    result_definition,
+)
+from conformance.protocol.process import (
+    AdapterProcess,
+    StartError,
+    adapter_environment,
+    resolve_command,
+)
+
+__all__ = ["AdapterClient", "ClientStats", "SUPPORTED_PROTOCOLS", "interpret_line"]
+
+DEFAULT_TIMEOUT = 10.0
+# How long a finished adapter gets to exit on its own (end of input, one-shot).
+EXIT_GRACE = 2.0
+# How long to wait for a dead adapter's last stderr output.
+STDERR_SETTLE = 0.5
+SHOWN_LINE_CHARS = 200
+
+
+@dataclass
+class ClientStats:
+    """What happened to the adapter during a run, for the report."""
+
+    starts: int = 0        # processes started (one per request in one-shot mode)
+    restarts: int = 0      # persistent-mode restarts after a fault
+    requests: int = 0      # request() calls, the describe handshakes not counted
+    faults: int = 0
+    faults_by_kind: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+class AdapterClient:
+    """Talks to one adapter command, persistent (default) or one-shot."""
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        oneshot: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+        workdir: Path,
+    ):
+        self.command = command if isinstance(command, str) else shlex.join(command)
+        self.argv = resolve_command(command)
+        self.oneshot = oneshot
+        self.timeout = timeout
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        # One scratch directory per client, kept across restarts: a restart
+        # is a recovery, and an implementation that keeps a machine id under
+        # HOME should keep being the same machine.
+        self.scratch_dir = Path(tempfile.mkdtemp(prefix="adapter-", dir=workdir))
+        self.home_dir = self.scratch_dir / "home"
+        self.home_dir.mkdir()
+        self.env = adapter_environment(self.home_dir)
+        self.stats = ClientStats()
+        self.described: Describe | None = None
+        self.protocol: int | None = None
+        self.last_exit_code: int | None = None
+        self._next_id = 1
+        self._process: AdapterProcess | None = None
+        self._last_stderr = ""
+
+    # -- public API ---------------------------------------------------------
+
+    def describe(self) -> Describe | AdapterFault:
+        """Handshake: ask the adapter who it is and negotiate the protocol version.
+
+        In persistent mode this (re)starts the adapter if it is not running.
+        """
+        request = Request(HANDSHAKE_PROTOCOL, self._take_id(), "describe", {})
+        if self.oneshot:
+            outcome = self._oneshot_exchange(request, self.timeout)
+        else:
+            started = self._ensure_process()
+            if isinstance(started, AdapterFault):
+                return self._record(started)
+            outcome = self._exchange(self._process, request, self.timeout)
+        described = self._negotiate(outcome)
+        if isinstance(described, AdapterFault):
+            self._discard_process()
+            return self._record(described)
+        self.described = described
+        self.protocol = negotiate(described.protocols)
+        return described
+
+    def request(self, op: str, args: Mapping[str, Any] | None = None, timeout: float | None = None) -> Outcome:
+        """Send one request; never raises for adapter misbehaviour."""
+        self.stats.requests += 1
+        timeout = self.timeout if timeout is None else timeout
+        process_gone = self._process is None or self._process.returncode is not None
+        if self.described is None or (not self.oneshot and process_gone):
+            handshake = self.describe()
+            if isinstance(handshake, AdapterFault):
+                return handshake
+        request = Request(self.protocol, self._take_id(), op, dict(args or {}))
+        if self.oneshot:
+            outcome = self._oneshot_exchange(request, timeout)
+        else:
+            outcome = self._exchange(self._process, request, timeout)
+            if isinstance(outcome, AdapterFault):
+                self._discard_process()
+        if isinstance(outcome, AdapterFault):
+            self._record(outcome)
+        return outcome
+
+    def stderr_tail(self) -> str:
+        """The last few KiB the adapter wrote to stderr (current or last process)."""
+        if self._process is not None:
+            return self._process.stderr_tail()
+        return self._last_stderr
+
+    def close(self) -> None:
+        """End of input: give the adapter EXIT_GRACE seconds to exit, then stop it."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        process.close_stdin()
+        code = process.wait(EXIT_GRACE)
+        if code is None:
+            process.kill()
+        self.last_exit_code = code
+        self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+
+    def __enter__(self) -> AdapterClient:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # -- internals ------------------------------------------------------------
+
+    def _take_id(self) -> int:
+        request_id, self._next_id = self._next_id, self._next_id + 1
+        return request_id
+
+    def _record(self, fault: AdapterFault) -> AdapterFault:
+        self.stats.faults += 1
+        self.stats.faults_by_kind[fault.kind] = self.stats.faults_by_kind.get(fault.kind, 0) + 1
+        return fault
+
+    def _spawn(self) -> AdapterProcess | AdapterFault:
+        try:
+            process = AdapterProcess(self.argv, cwd=self.scratch_dir, env=self.env)
+        except StartError as error:
+            return AdapterFault("start_failed", str(error))
+        self.stats.starts += 1
+        return process
+
+    def _ensure_process(self) -> None | AdapterFault:
+        if self._process is not None and self._process.returncode is None:
+            return None
+        if self._process is not None:
+            self._discard_process()
+        if self.stats.starts:
+            self.stats.restarts += 1
+        process = self._spawn()
+        if isinstance(process, AdapterFault):
+            return process
+        self._process = process
+        return None
+
+    def _discard_process(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+
+    def _negotiate(self, outcome: Outcome) -> Describe | AdapterFault:
+        if isinstance(outcome, AdapterFault):
+            return outcome
+        if isinstance(outcome, ErrorResponse):
+            return AdapterFault(
+                "start_failed",
+                f"describe was answered with an error ({outcome.kind}: {outcome.message}); "
+                "every adapter must answer describe",
+                self.stderr_tail(),
+            )
+        try:
+            described = Describe.from_json(outcome.result, at="/result")
+        except InvalidMessage as error:
+            return AdapterFault(
+                "bad_message", f"the describe result breaks the protocol schema at {error}", self.stderr_tail()
+            )
+        if negotiate(described.protocols) is None:
+            return AdapterFault(
+                "start_failed",
+                f"no shared protocol version: the adapter speaks {list(described.protocols)}, "
+                f"this runner speaks {list(SUPPORTED_PROTOCOLS)}; "
+                "update memoir-conform or make the adapter also offer protocol 1",
+                self.stderr_tail(),
+            )
+        return described
+
+    def _exchange(self, process: AdapterProcess, request: Request, timeout: float) -> Outcome:
+        """Persistent mode: one request line out, one response line back."""
+        line = self._send_and_read(process, request, timeout)
+        if isinstance(line, AdapterFault):
+            return line
+        return interpret_line(line, request, process.stderr_tail())
+
+    def _oneshot_exchange(self, request: Request, timeout: float) -> Outcome:
+        """One-shot mode: a fresh process, one request, end of input, one answer."""
+        process = self._spawn()
+        if isinstance(process, AdapterFault):
+            return process
+        try:
+            line = self._send_and_read(process, request, timeout, close_input=True)
+            if isinstance(line, AdapterFault):
+                return line
+            outcome = interpret_line(line, request, process.stderr_tail())
+            self.last_exit_code = process.wait(EXIT_GRACE)
+            return outcome
+        finally:
+            process.kill()
+            self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+
+    def _send_and_read(
+        self, process: AdapterProcess, request: Request, timeout: float, close_input: bool = False
+    ) -> bytes | AdapterFault:
+        # A request that breaks the schema is a bug in the runner, not in the
+        # adapter: let it raise.
+        check("request", request.to_json())
+        process.send(request.to_line())  # a broken pipe shows up as end of output below
+        if close_input:
+            process.close_stdin()
+        try:
+            line = process.read_line(timeout)
+        except TimeoutError:
+            process.kill()
+            return AdapterFault(
+                "timeout",
+                f"no answer to request {request.id} ({request.op}) within {timeout:g} s; the adapter was stopped",
+                process.stderr_tail(settle=STDERR_SETTLE),
+            )
+        if line is None:
+            code = process.wait(1.0)
+            if code is None:
+                process.kill()
+                what = "closed its stdout"
+            else:
+                what = f"exited with code {code}"
+            return AdapterFault(
+                "crashed",
+                f"the adapter {what} before answering request {request.id} ({request.op})",
+                process.stderr_tail(settle=STDERR_SETTLE),
+            )
+        return line
+
+
+def interpret_line(line: bytes, request: Request, stderr_tail: str = "") -> Outcome:
+    """What one stdout line says in answer to `request`: a response or a fault."""
+
+    def fault(kind: str, detail: str) -> AdapterFault:
+        return AdapterFault(kind, detail, stderr_tail)
+
+    where = f"answer to request {request.id} ({request.op})"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return fault("not_json", f"{where} is not UTF-8 text ({error.reason} at byte {error.start})")
+    shown = text.rstrip("\r\n")[:SHOWN_LINE_CHARS]
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        message = getattr(error, "msg", str(error))
+        return fault(
+            "not_json",
+            f"{where} is not JSON ({message}): {shown!r}; "
+            "stdout must carry only response lines (send logs to stderr)",
+        )
+    if isinstance(document, dict) and "id" in document:
+        answered = document["id"]
+        if answered is None or (type(answered) is int and answered != request.id):
+            return fault("wrong_id", f"{where} carries id {json.dumps(answered)}, expected {request.id}: {shown!r}")
+    try:
+        response = parse_response(document)
+        definition = result_definition(request.op)
+        if isinstance(response, OkResponse) and definition is not None:
+            check(definition, response.result, at="/result")
+    except InvalidMessage as error:
+        return fault("bad_message", f"{where} breaks the protocol schema at {error}")
+    return response

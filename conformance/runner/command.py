@@ -1,0 +1,244 @@
+"""The `run` subcommand: run the vectors against an adapter and grade it (spec 8).
+
+Also registers the protocol engineer's `doctor` subcommand when
+`conformance.runner.doctor` is present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from conformance import SPEC_VERSION, SPEC_VERSIONS, __version__, resources
+from conformance.protocol.client import DEFAULT_TIMEOUT
+from conformance.protocol.messages import AdapterFault
+from conformance.protocol.process import StartError
+from conformance.runner import report_console, report_json, report_junit
+from conformance.runner.execute import VectorResult
+from conformance.runner.grading import claimed_level, grade, grade_vectors, load_expected_failures
+from conformance.runner.implementations import AdapterImplementation, ModelImplementation
+from conformance.runner.requirements import RequirementIndex, load_requirements
+from conformance.runner.run import RunRecord, run_vectors
+from conformance.runner.selection import Filters, select
+from conformance.runner.vectors import LEVELS, load_corpus
+
+EXIT_OK, EXIT_NOT_EARNED, EXIT_USAGE = 0, 1, 2
+
+DESCRIPTION = """\
+Run the conformance vectors against an implementation through its adapter
+(docs/running.md) and grade it: memoir Reader, Writer or Full (spec 8).
+Without --adapter, the bundled reference adapter is run."""
+
+EPILOG = """\
+exit codes:
+  0  the claimed level was earned (the highest of the adapter's describe
+     claims, or --claim), and no expected failure passed or went stale;
+     for a filtered run (--level, --section, --tag, -k), which grades no
+     level: every selected MUST vector passed
+  1  the claimed level was not earned, or an --expect-fail entry passed
+     (xpass: remove it) or is stale (its digest no longer matches the
+     vector: re-check the vector and update the entry)
+  2  usage error, invalid vector or expect-fail file, or the adapter could
+     not be started
+
+expect-fail file (JSON or YAML): a list of {id, reason, digest, issue?};
+digest is the vector's sha256 as `--list` shows it. A listed vector that
+fails is reported as xfail and does not fail the run."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "run", help="run the conformance vectors against an adapter and grade it",
+        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    target = parser.add_argument_group("implementation")
+    chosen = target.add_mutually_exclusive_group()
+    chosen.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
+    chosen.add_argument("--model", action="store_true",
+                        help="run the reference model in-process instead of an adapter (the kit's self-test)")
+    target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
+    target.add_argument("--timeout", metavar="S", type=_positive_float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
+    target.add_argument("-j", "--jobs", metavar="N", type=_positive_int, default=1,
+                        help="run N adapter processes in parallel (output is the same as with -j 1)")
+
+    pick = parser.add_argument_group("which vectors")
+    pick.add_argument("--level", choices=LEVELS, help="only vectors of this level and the levels below it")
+    pick.add_argument("--section", action="append", default=[], metavar="S",
+                      help="only vectors of spec section S or its subsections (repeatable)")
+    pick.add_argument("--tag", action="append", default=[], metavar="T", help="only vectors tagged T (repeatable)")
+    pick.add_argument("-k", dest="pattern", metavar="PATTERN",
+                      help="only vectors whose id matches this glob, or whose id or title contains it")
+    pick.add_argument("--spec", choices=SPEC_VERSIONS, default=SPEC_VERSION,
+                      help=f"grade against this spec version: only vectors whose requirements existed then (default {SPEC_VERSION})")
+    pick.add_argument("--vectors", action="append", default=[], metavar="DIR", type=Path,
+                      help="also load vector files from DIR, e.g. your regression vectors (repeatable)")
+    pick.add_argument("--no-bundled", action="store_true", help="do not load the bundled corpus (only --vectors DIRs)")
+    pick.add_argument("--list", action="store_true", help="list the selected vectors with their digests, run nothing")
+
+    grading = parser.add_argument_group("grading and reports")
+    grading.add_argument("--claim", choices=LEVELS, help="judge the run against this level instead of the adapter's claims")
+    grading.add_argument("--expect-fail", metavar="FILE", type=Path, help="known failures (see below)")
+    grading.add_argument("--json", metavar="FILE", type=Path, help="write the report as JSON (schema/report.schema.json)")
+    grading.add_argument("--junit", metavar="FILE", type=Path, help="write the report as JUnit XML")
+    parser.set_defaults(handler=run_command)
+
+    try:
+        doctor = importlib.import_module("conformance.runner.doctor")
+    except ModuleNotFoundError as error:
+        if error.name != "conformance.runner.doctor":
+            raise
+    else:
+        for name in ("register", "register_doctor", "add_doctor_parser"):
+            if callable(getattr(doctor, name, None)):
+                getattr(doctor, name)(subparsers)
+                break
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def default_adapter() -> list[str]:
+    return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
+
+
+def _error(message: str) -> int:
+    print(f"memoir-conform run: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _requirements(roots: list[Path]) -> RequirementIndex:
+    """The bundled index, with any requirements.json of the extra vector dirs added."""
+    index = load_requirements(resources.vectors_dir() / "requirements.json")
+    for root in roots:
+        extra = load_requirements(root / "requirements.json")
+        if extra.by_id:
+            index = RequirementIndex({**index.by_id, **extra.by_id}, index.problem)
+    return index
+
+
+def _options(args) -> dict:
+    return {
+        "adapter": args.adapter, "model": args.model, "oneshot": args.oneshot, "timeout": args.timeout,
+        "jobs": args.jobs, "level": args.level, "sections": args.section, "tags": args.tag,
+        "pattern": args.pattern, "spec": args.spec, "vectors": [str(path) for path in args.vectors],
+        "bundled": not args.no_bundled, "claim": args.claim,
+        "expect_fail": str(args.expect_fail) if args.expect_fail else None,
+    }
+
+
+def run_command(args) -> int:
+    if args.model and args.oneshot:
+        return _error("--oneshot applies to adapters, not to --model")
+    roots = ([] if args.no_bundled else [resources.vectors_dir()]) + list(args.vectors)
+    if not roots:
+        return _error("no vectors: --no-bundled needs at least one --vectors DIR")
+    corpus = load_corpus(roots)
+    if corpus.problems:
+        for problem in corpus.problems:
+            print(f"invalid vector file: {problem}", file=sys.stderr)
+        return _error(f"{len(corpus.problems)} problem(s) in the vector files; nothing was run")
+    index = _requirements(list(args.vectors))
+    notes = [index.problem] if index.problem else []
+
+    expected = []
+    if args.expect_fail:
+        expected = load_expected_failures(args.expect_fail)
+        if isinstance(expected, str):
+            return _error(expected)
+        known = {vector.id for vector in corpus.vectors}
+        for entry in expected:
+            if entry.id not in known:
+                notes.append(f"expect-fail entry {entry.id!r} names no vector in the corpus")
+
+    filters = Filters(args.level, tuple(args.section), tuple(args.tag), args.pattern)
+    vectors, newer = select(corpus.vectors, filters, index, args.spec)
+    if args.list:
+        rows = [[v.id, v.level, " ".join(v.sections), v.op, v.digest, v.title] for v in vectors]
+        print(tabulate(rows, headers=["id", "level", "sections", "op", "digest", "title"], tablefmt="simple"))
+        print(f"{len(vectors)} vectors" + (f" ({newer} left out as newer than v{args.spec})" if newer else ""))
+        return EXIT_OK
+    if not vectors:
+        return _error("no vector matches the filters")
+
+    workdir = Path(tempfile.mkdtemp(prefix="memoir-conform-"))
+    started = time.monotonic()
+    implementation = None
+    try:
+        if args.model:
+            implementation = ModelImplementation()
+        else:
+            command = args.adapter if args.adapter else default_adapter()
+            try:
+                implementation = AdapterImplementation(command, workdir=workdir / "adapters",
+                                                       oneshot=args.oneshot, timeout=args.timeout)
+            except StartError as error:
+                return _error(f"cannot start the adapter: {error}")
+        described = implementation.describe()
+        if isinstance(described, AdapterFault):
+            tail = described.stderr_tail.strip()
+            return _error(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""))
+        if described.spec != args.spec:
+            notes.append(f"the adapter implements spec {described.spec}; graded against v{args.spec}")
+        progress = _Progress(len(vectors))
+        results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs, progress.step)
+        progress.done()
+        graded = grade_vectors(vectors, results, index, expected)
+        claimed = claimed_level(described.claims, args.claim)
+        graded_run = grade(graded, args.spec, claimed, filtered=filters.active)
+        record = RunRecord(
+            kit_version=__version__, spec=args.spec, corpus_digest=corpus.digest,
+            implementation=implementation.label, mode=implementation.mode, described=described,
+            protocol=getattr(implementation, "protocol", None), options=_options(args), graded=graded,
+            grade=graded_run, requirements=index, left_out_newer=newer,
+            duration=time.monotonic() - started, notes=notes,
+        )
+        print(report_console.render(record))
+        try:
+            if args.json:
+                report_json.write(record, args.json)
+            if args.junit:
+                report_junit.write(record, args.junit)
+        except OSError as error:
+            return _error(f"cannot write the report: {error}")
+        return graded_run.exit_code
+    finally:
+        if implementation is not None:
+            implementation.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class _Progress:
+    """A one-line counter on stderr while vectors run, when stderr is a terminal."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.count = 0
+        self.enabled = sys.stderr.isatty()
+
+    def step(self, result: VectorResult) -> None:
+        self.count += 1
+        if self.enabled:
+            print(f"\r{self.count}/{self.total} vectors", end="", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.enabled:
+            print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)

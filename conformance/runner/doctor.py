@@ -1,0 +1,470 @@
+"""`memoir-conform doctor`: check an adapter's protocol hygiene before a real run.
+
+Each check watches the raw stdout of the adapter (docs/adapter-protocol.md)
+and, when it fails, says in plain words what to fix. Exit codes: 0 every
+check passed (warnings allowed), 1 some check failed, 2 the adapter could
+not be started or did not answer `describe`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TextIO
+
+from conformance import SPEC_VERSION, SPEC_VERSIONS
+from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE, interpret_line
+from conformance.protocol.messages import (
+    HANDSHAKE_PROTOCOL,
+    LEVELS,
+    OPS_FOR_LEVEL,
+    SUPPORTED_PROTOCOLS,
+    AdapterFault,
+    Describe,
+    ErrorResponse,
+    InvalidMessage,
+    OkResponse,
+    Request,
+    negotiate,
+)
+from conformance.protocol.process import AdapterProcess, StartError, adapter_environment, resolve_command
+
+Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
+
+# How long stdout must stay quiet after an answer for it to count as clean.
+QUIET_GRACE = 0.3
+# After a timeout, how long to wait for an answer held back until end of input.
+LATE_GRACE = 1.0
+# Request ids the doctor uses: distinctive, so an adapter that invents its
+# own ids (a counter, always 1, ...) cannot echo them by accident.
+ECHO_IDS = (7001, 90210)
+UNKNOWN_OP = "doctor_no_such_op"
+KNOWN_CAPS = ("goals", "next_actions", "parked_actions", "open_questions",
+              "decisions", "completed_actions", "completed_goals", "history")
+PROTOCOL_OPS = frozenset(op for ops in OPS_FOR_LEVEL.values() for op in ops) | {"describe"}
+
+FIX_STDOUT = "write only response lines to stdout and send logs to stderr"
+FIX_FLUSH = "flush stdout after every response line (for example print(..., flush=True) or fflush(stdout))"
+FIX_ANSWER = "read one request line, write exactly one response line, and do not wait for more input first"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    summary: str
+    fix: str = ""
+
+    def line(self) -> str:
+        text = f"{self.status:<4}  {self.name:<16} {self.summary}"
+        if self.fix and self.status in ("FAIL", "WARN"):
+            text += f" -- fix: {self.fix}"
+        return text
+
+
+@dataclass
+class Reply:
+    """What came back on stdout for one request."""
+
+    line: bytes | None = None            # the answer line, if one arrived in time
+    outcome: object = None               # interpret_line() of it
+    extra_line: bytes | None = None      # one-shot: a line after the answer
+    problem: str | None = None           # "timeout", "late" (arrived after stdin closed) or "exited"
+    exit_code: int | None = None
+
+
+class Probe:
+    """Talks raw lines to the adapter, persistent or one-shot, for the checks."""
+
+    def __init__(self, argv: list[str], scratch: Path, timeout: float, oneshot: bool):
+        self.argv = argv
+        self.scratch = scratch
+        home = scratch / "home"
+        home.mkdir(exist_ok=True)
+        self.env = adapter_environment(home)
+        self.timeout = timeout
+        self.oneshot = oneshot
+        self.process: AdapterProcess | None = None
+        self.stderr = ""
+        self.failure_stderr = ""  # stderr of the first process that misbehaved
+        self.stalled = False  # an answer never came: later checks would only wait again
+        self.exit_codes: list[int | None] = []  # one-shot: how each process ended
+
+    def start(self) -> AdapterProcess:
+        """A fresh adapter process (StartError if it cannot be started)."""
+        self.stop()
+        self.process = AdapterProcess(self.argv, cwd=self.scratch, env=self.env)
+        return self.process
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.stderr = self.process.stderr_tail(settle=0.5) or self.stderr
+            self.process = None
+
+    def roundtrip(self, request: Request) -> Reply:
+        """Send `request`, read its answer (StartError if the adapter cannot start).
+
+        Persistent mode reuses the running process; a fresh one first gets
+        the describe handshake, as the runner would send it.
+        """
+        if not self.oneshot and self.process is None and request.op != "describe":
+            warmup = self._exchange(Request(HANDSHAKE_PROTOCOL, 1, "describe", {}))
+            if warmup.problem or isinstance(warmup.outcome, AdapterFault):
+                return warmup
+        return self._exchange(request)
+
+    def _exchange(self, request: Request) -> Reply:
+        process = self.start() if self.oneshot or self.process is None else self.process
+        process.send(request.to_line())
+        if self.oneshot:
+            process.close_stdin()
+        reply = Reply()
+        try:
+            reply.line = process.read_line(self.timeout)
+        except TimeoutError:
+            reply.problem = "timeout"
+            self.stalled = True
+            if not self.oneshot:
+                # Did the answer sit in a buffer? Closing stdin makes most
+                # runtimes flush on their way out.
+                process.close_stdin()
+                try:
+                    reply.line = process.read_line(LATE_GRACE)
+                except TimeoutError:
+                    pass
+                if reply.line:
+                    reply.problem = "late"
+        if reply.line is None and reply.problem is None:
+            reply.problem = "exited"
+            reply.exit_code = process.wait(1.0)
+        if reply.line is not None:
+            reply.outcome = interpret_line(reply.line, request)
+        if self.oneshot and reply.problem is None:
+            started = time.monotonic()
+            try:
+                reply.extra_line = process.read_line(EXIT_GRACE)
+            except TimeoutError:
+                pass
+            reply.exit_code = process.wait(max(0.0, EXIT_GRACE - (time.monotonic() - started)))
+            self.exit_codes.append(reply.exit_code)
+        failed = reply.problem is not None or isinstance(reply.outcome, AdapterFault)
+        if failed or self.oneshot:
+            # After a fault the stream may be out of step: start afresh.
+            self.stop()
+        if failed and not self.failure_stderr:
+            self.failure_stderr = self.stderr
+        return reply
+
+    def quiet(self) -> bytes | None:
+        """A line that arrives on stdout within QUIET_GRACE without being asked for."""
+        if self.process is None:
+            return None
+        try:
+            return self.process.read_line(QUIET_GRACE)
+        except TimeoutError:
+            return None
+
+
+def _shown(line: bytes) -> str:
+    return repr(line.decode("utf-8", errors="replace").rstrip("\r\n")[:120])
+
+
+def _describe_problem(reply: Reply, timeout: float) -> tuple[str, str]:
+    """(summary, fix) for a describe that did not get a usable answer."""
+    if reply.problem == "late":
+        return ("the describe answer arrived only after stdin was closed", FIX_FLUSH)
+    if reply.problem == "timeout":
+        return (f"no answer to describe within {timeout:g} s", FIX_ANSWER)
+    if reply.problem == "exited":
+        code = "an unknown code" if reply.exit_code is None else f"code {reply.exit_code}"
+        return (f"the adapter exited with {code} before answering describe", "see its stderr below")
+    outcome = reply.outcome
+    if isinstance(outcome, AdapterFault):
+        fixes = {
+            "not_json": FIX_STDOUT,
+            "wrong_id": "copy the request's id into its response",
+            "bad_message": "see the response shape in docs/adapter-protocol.md",
+        }
+        return (outcome.detail, fixes.get(outcome.kind, ""))
+    if isinstance(outcome, ErrorResponse):
+        return (f"describe was answered with an error ({outcome.kind}: {outcome.message})",
+                "every adapter must answer describe")
+    return ("", "")
+
+
+def check_handshake(probe: Probe) -> tuple[list[Check], Describe | None]:
+    checks: list[Check] = []
+    try:
+        reply = probe.roundtrip(Request(HANDSHAKE_PROTOCOL, 1, "describe", {}))
+    except StartError as error:
+        return [Check("starts", "FAIL", str(error), "check the command: run it by hand in a shell")], None
+    summary, fix = _describe_problem(reply, probe.timeout)
+    if reply.problem == "exited":
+        return [Check("starts", "FAIL", summary, fix)], None
+    checks.append(Check("starts", "PASS", "the adapter starts" if probe.oneshot else "the adapter starts and stays up"))
+    if summary:
+        return checks + [Check("describe", "FAIL", summary, fix)], None
+    try:
+        described = Describe.from_json(reply.outcome.result, at="/result")
+    except InvalidMessage as error:
+        return checks + [Check("describe", "FAIL", f"the describe result breaks the protocol schema at {error}",
+                               "see the describe result in docs/adapter-protocol.md")], None
+    chosen = negotiate(described.protocols)
+    if chosen is None:
+        return checks + [Check("describe", "FAIL",
+                               f"no shared protocol version: the adapter offers {list(described.protocols)}, "
+                               f"memoir-conform speaks {list(SUPPORTED_PROTOCOLS)}",
+                               "offer protocol 1 in describe.protocols")], None
+    checks.append(Check("describe", "PASS",
+                        f"{described.name} {described.version}, protocols {list(described.protocols)} "
+                        f"(using {chosen}), claims {', '.join(described.claims) or 'nothing'}"))
+    return checks, described
+
+
+def check_claims(described: Describe) -> Check:
+    problems: list[str] = []
+    fixes: list[str] = []
+    failed = False
+    for level in described.claims:
+        missing = [op for op in OPS_FOR_LEVEL[level] if op not in described.ops]
+        if missing:
+            failed = True
+            problems.append(f"claims {level} but does not list {', '.join(missing)} in ops")
+            fixes.append("list every op the claimed level needs, or claim a lower level")
+    claimed = [LEVELS.index(level) for level in described.claims]
+    if claimed and sorted(claimed) != list(range(max(claimed) + 1)):
+        implied = ", ".join(LEVELS[: max(claimed) + 1])
+        problems.append(f"levels are cumulative (spec 8): claiming {LEVELS[max(claimed)]} means claiming {implied}")
+        fixes.append(f'use "claims": {json.dumps(list(LEVELS[: max(claimed) + 1]))}')
+    if not described.claims:
+        problems.append("claims no conformance level, so no level can be earned")
+        fixes.append('claim the level you aim for, for example "claims": ["reader"]')
+    if described.spec != SPEC_VERSION:
+        known = "an older" if described.spec in SPEC_VERSIONS else "an unknown"
+        problems.append(f"describes spec {described.spec!r}, {known} version; this kit tests {SPEC_VERSION}")
+        fixes.append(f'set "spec": "{SPEC_VERSION}" once the implementation follows it')
+    strange = [op for op in described.ops if op not in PROTOCOL_OPS]
+    if strange:
+        problems.append(f"lists ops the protocol does not define: {', '.join(strange)}")
+        fixes.append("check their spelling (extension ops are fine)")
+    if not problems:
+        return Check("claims", "PASS", f"claims {', '.join(described.claims)} with the ops they need")
+    return Check("claims", "FAIL" if failed else "WARN", "; ".join(problems), "; ".join(fixes))
+
+
+def check_caps(described: Describe) -> Check:
+    missing = [name for name in KNOWN_CAPS if name not in described.caps]
+    if missing:
+        return Check("caps", "WARN", f"caps omit {', '.join(missing)}: the reference values are assumed (spec 4.1)",
+                     "declare every cap the implementation applies")
+    return Check("caps", "PASS", ", ".join(f"{name} {described.caps[name]}" for name in KNOWN_CAPS))
+
+
+def _reply_problem(reply: Reply, what: str, timeout: float) -> Check | None:
+    """A FAIL check named after the stream problem in `reply`, or None."""
+    if reply.problem == "late":
+        return Check("flushes", "FAIL", f"the answer to {what} arrived only after stdin was closed", FIX_FLUSH)
+    if reply.problem == "timeout":
+        return Check("answers", "FAIL", f"no answer to {what} within {timeout:g} s", FIX_ANSWER)
+    if reply.problem == "exited":
+        code = "an unknown code" if reply.exit_code is None else f"code {reply.exit_code}"
+        return Check("answers", "FAIL", f"the adapter exited with {code} instead of answering {what}",
+                     "see its stderr below")
+    outcome = reply.outcome
+    if isinstance(outcome, AdapterFault) and outcome.kind == "not_json":
+        return Check("clean-stdout", "FAIL", f"stdout carried {_shown(reply.line)} instead of the answer to {what}",
+                     FIX_STDOUT)
+    if isinstance(outcome, AdapterFault) and outcome.kind == "wrong_id":
+        return Check("echoes-ids", "FAIL", outcome.detail, "copy the request's id into its response unchanged")
+    if isinstance(outcome, AdapterFault):
+        return Check("response-shape", "FAIL", outcome.detail, "see the response shape in docs/adapter-protocol.md")
+    return None
+
+
+def _not_checked(name: str, problem: Check) -> Check:
+    return Check(name, "SKIP", f"not checked: see {problem.name}")
+
+
+def check_ids(probe: Probe, protocol: int) -> list[Check]:
+    checks: list[Check] = []
+    for request_id in ECHO_IDS:
+        reply = probe.roundtrip(Request(protocol, request_id, "describe", {}))
+        problem = _reply_problem(reply, f"a describe with id {request_id}", probe.timeout)
+        if problem is not None:
+            return [problem] if problem.name == "echoes-ids" else [problem, _not_checked("echoes-ids", problem)]
+        if reply.extra_line is not None:
+            checks.append(Check("clean-stdout", "FAIL", f"an extra line followed an answer: {_shown(reply.extra_line)}",
+                                FIX_STDOUT))
+    checks.insert(0, Check("echoes-ids", "PASS", f"answers carry the request ids {ECHO_IDS[0]} and {ECHO_IDS[1]}"))
+    if probe.oneshot:
+        if len(checks) == 1:
+            checks.append(Check("clean-stdout", "PASS", "nothing but answers on stdout"))
+        return checks
+    checks.append(Check("flushes", "PASS", "each answer arrives while stdin is still open"))
+    extra = probe.quiet()
+    if extra is not None:
+        checks.append(Check("clean-stdout", "FAIL", f"an extra line followed an answer: {_shown(extra)}", FIX_STDOUT))
+        probe.stop()
+    else:
+        checks.append(Check("clean-stdout", "PASS", "nothing but answers on stdout"))
+    return checks
+
+
+def check_unknown_op(probe: Probe, protocol: int) -> list[Check]:
+    if probe.stalled:
+        return [Check("unknown-op", "SKIP", "not checked: the adapter stopped answering")]
+    reply = probe.roundtrip(Request(protocol, 31337, UNKNOWN_OP, {}))
+    problem = _reply_problem(reply, f"the unknown op {UNKNOWN_OP!r}", probe.timeout)
+    if problem is not None:
+        return [problem, _not_checked("unknown-op", problem)]
+    outcome = reply.outcome
+    fix = ('answer an op you do not implement with {"ok": false, "error": {"kind": "unsupported", ...}}: '
+           "the vectors that need it are then reported as not applicable")
+    if isinstance(outcome, ErrorResponse) and outcome.kind == "unsupported":
+        return [Check("unknown-op", "PASS", "an unknown op is answered with unsupported")]
+    if isinstance(outcome, OkResponse):
+        return [Check("unknown-op", "FAIL", f"the unknown op {UNKNOWN_OP!r} was answered with ok", fix)]
+    return [Check("unknown-op", "FAIL", f"the unknown op was answered with {outcome.kind}, not unsupported", fix)]
+
+
+def check_exit(probe: Probe) -> Check:
+    fix = "exit with code 0 when stdin reaches end of file"
+    if probe.oneshot:
+        codes = probe.exit_codes
+        if None in codes:
+            return Check("exits-on-eof", "FAIL", f"a one-shot process was still running {EXIT_GRACE:g} s after its answer", fix)
+        if any(codes):
+            return Check("exits-on-eof", "FAIL", f"one-shot processes exited with codes {sorted(set(codes))}", fix)
+        return Check("exits-on-eof", "PASS", "every one-shot process exited 0 after its answer")
+    if probe.process is None:
+        probe.start()
+    process = probe.process
+    process.close_stdin()
+    code = process.wait(EXIT_GRACE)
+    probe.stop()
+    if code is None:
+        return Check("exits-on-eof", "FAIL", f"still running {EXIT_GRACE:g} s after end of input", fix)
+    if code != 0:
+        return Check("exits-on-eof", "FAIL", f"exited with code {code} at end of input", fix)
+    return Check("exits-on-eof", "PASS", "exits 0 at end of input")
+
+
+def check_oneshot(argv: list[str], scratch: Path, timeout: float) -> Check:
+    """Optional in persistent mode: would the adapter also work with --oneshot?"""
+    probe = Probe(argv, scratch, timeout, oneshot=True)
+    reply = probe.roundtrip(Request(HANDSHAKE_PROTOCOL, 1, "describe", {}))
+    summary, fix = _describe_problem(reply, timeout)
+    if summary:
+        return Check("oneshot", "WARN", f"one-shot mode: {summary}", fix)
+    if reply.exit_code != 0:
+        exit_text = "did not exit" if reply.exit_code is None else f"exited with code {reply.exit_code}"
+        return Check("oneshot", "WARN", f"one-shot mode: answered describe but {exit_text} after end of input",
+                     "exit 0 once stdin is closed and the answer is written")
+    return Check("oneshot", "PASS", "works in one-shot mode too (a fresh process per request)")
+
+
+def _without_repeats(checks: list[Check]) -> list[Check]:
+    """One line per check: a problem met again by a later check is shown once."""
+    seen: set[str] = set()
+    kept = []
+    for check in checks:
+        if check.name in seen and check.status == "FAIL":
+            continue
+        seen.add(check.name)
+        kept.append(check)
+    return kept
+
+
+def run_doctor(
+    command: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    oneshot: bool = False,
+    out: TextIO | None = None,
+) -> int:
+    """Run every check against `command`, print one line each; return the exit code."""
+    out = out if out is not None else sys.stdout
+    mode = "one-shot" if oneshot else "persistent"
+    print(f"memoir-conform doctor: {command} ({mode} mode, timeout {timeout:g} s)", file=out)
+    try:
+        argv = resolve_command(command)
+    except (StartError, ValueError) as error:
+        print(Check("starts", "FAIL", f"cannot read the command: {error}").line(), file=out)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="memoir-conform-doctor-") as scratch_name:
+        scratch = Path(scratch_name)
+        probe = Probe(argv, scratch, timeout, oneshot)
+        try:
+            checks, described = check_handshake(probe)
+            if described is not None:
+                protocol = negotiate(described.protocols)
+                checks.append(check_claims(described))
+                checks.append(check_caps(described))
+                checks.extend(check_ids(probe, protocol))
+                checks.extend(check_unknown_op(probe, protocol))
+                exit_check = check_exit(probe)
+                checks.append(exit_check)
+                if oneshot:
+                    pass
+                elif exit_check.status == "FAIL":
+                    # One-shot mode needs exactly what just failed: exiting at end of input.
+                    checks.append(_not_checked("oneshot", exit_check))
+                else:
+                    checks.append(check_oneshot(argv, scratch, timeout))
+        except StartError as error:  # it started once, then could not be restarted
+            checks.append(Check("starts", "FAIL", str(error)))
+        finally:
+            probe.stop()
+        stderr = probe.failure_stderr or probe.stderr
+    checks = _without_repeats(checks)
+    for check in checks:
+        print(check.line(), file=out)
+    failed = [check for check in checks if check.status == "FAIL"]
+    warned = [check for check in checks if check.status == "WARN"]
+    passed = [check for check in checks if check.status == "PASS"]
+    if failed and stderr.strip():
+        print("adapter stderr (last lines):", file=out)
+        for line in stderr.strip().splitlines()[-10:]:
+            print(f"  | {line}", file=out)
+    if described is None:
+        print("could not start the adapter: fix the first FAIL above, then run doctor again", file=out)
+        return 2
+    print(f"{len(passed)} passed, {len(failed)} failed, {len(warned)} warnings", file=out)
+    return 1 if failed else 0
+
+
+def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `doctor` on an argparse subparsers object; sets `handler`."""
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check an adapter's protocol hygiene before a run",
+        description=(
+            "Start the adapter and check that it answers describe, echoes ids, flushes each line, "
+            "keeps logs off stdout, answers unknown ops with unsupported and exits 0 at end of input. "
+            "Exit codes: 0 all checks passed, 1 some check failed, 2 the adapter could not be started."
+        ),
+    )
+    parser.add_argument("--adapter", required=True, metavar="CMD",
+                        help='the adapter command line, for example "node my-adapter.js"')
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--oneshot", action="store_true",
+                        help="the adapter serves one request per process (for example a shell script)")
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+register_doctor = add_doctor_parser
+
+
+def handler(args: argparse.Namespace) -> int:
+    if args.timeout <= 0:
+        print("memoir-conform doctor: --timeout must be a positive number of seconds", file=sys.stderr)
+        return 2
+    return run_doctor(args.adapter, timeout=args.timeout, oneshot=args.oneshot)

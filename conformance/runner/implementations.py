@@ -1,0 +1,203 @@
+"""The implementations a vector can run against.
+
+`Implementation` is the small protocol the executor needs: `describe`,
+`call(op, args)` returning an `OkResponse`, an `ErrorResponse` or an
+`AdapterFault` (conformance.protocol.messages), `fork` for another
+independent instance, and `call_in_parallel` for the concurrency vectors,
+which need several OS processes writing one store at once.
+
+- `AdapterImplementation`: an adapter subprocess, through `AdapterClient`.
+- `ModelImplementation`: the reference model in-process
+  (`conformance.reference.handle`), for the kit's self-test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import traceback
+import uuid
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import conformance
+from conformance import reference
+from conformance.protocol.client import DEFAULT_TIMEOUT, AdapterClient
+from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
+
+Call = tuple[str, dict]
+
+
+class Implementation(Protocol):
+    label: str   # shown in reports: the command, or "reference model (in-process)"
+    mode: str    # "persistent", "oneshot" or "in-process"
+
+    def describe(self) -> Describe | AdapterFault: ...
+
+    def call(self, op: str, args: dict) -> Outcome: ...
+
+    def stderr_tail(self) -> str: ...
+
+    def fork(self) -> Implementation: ...
+
+    def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault: ...
+
+    def close(self) -> None: ...
+
+
+class AdapterImplementation:
+    """An implementation under test behind its adapter command."""
+
+    def __init__(self, command: str | Sequence[str], *, workdir: Path, oneshot: bool = False,
+                 timeout: float = DEFAULT_TIMEOUT):
+        self.command = command
+        self.workdir = Path(workdir)
+        self.oneshot = oneshot
+        self.timeout = timeout
+        self.client = AdapterClient(command, oneshot=oneshot, timeout=timeout, workdir=self.workdir)
+        self.label = self.client.command
+        self.mode = "oneshot" if oneshot else "persistent"
+        self._described: Describe | None = None
+
+    @property
+    def protocol(self) -> int | None:
+        return self.client.protocol
+
+    def describe(self) -> Describe | AdapterFault:
+        if self._described is None:
+            answer = self.client.describe()
+            if isinstance(answer, AdapterFault):
+                return answer
+            self._described = answer
+        return self._described
+
+    def call(self, op: str, args: dict) -> Outcome:
+        return self.client.request(op, args)
+
+    def stderr_tail(self) -> str:
+        return self.client.stderr_tail()
+
+    def fork(self) -> AdapterImplementation:
+        return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout)
+
+    def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
+        """One adapter process per job, all started before any writes."""
+        forks = [self.fork() for _ in jobs]
+        try:
+            for fork in forks:
+                started = fork.describe()
+                if isinstance(started, AdapterFault):
+                    return started
+            results: list[list[Outcome]] = [[] for _ in jobs]
+            barrier = threading.Barrier(len(jobs))
+
+            def work(index: int) -> None:
+                barrier.wait()
+                for op, args in jobs[index]:
+                    results[index].append(forks[index].call(op, args))
+
+            threads = [threading.Thread(target=work, args=(index,), daemon=True) for index in range(len(jobs))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            return results
+        finally:
+            for fork in forks:
+                fork.close()
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _outcome_from_json(document: dict) -> Outcome:
+    if document.get("ok"):
+        return OkResponse(0, document.get("result", {}))
+    if "fault" in document:
+        return AdapterFault("crashed", document["fault"], document.get("stderr_tail", ""))
+    return ErrorResponse(0, document["error"]["kind"], document["error"]["message"])
+
+
+def _outcome_to_json(outcome: Outcome) -> dict:
+    if isinstance(outcome, AdapterFault):
+        return {"ok": False, "fault": outcome.detail, "stderr_tail": outcome.stderr_tail}
+    return outcome.to_json()
+
+
+class ModelImplementation:
+    """The reference model, called in this process."""
+
+    label = "reference model (in-process)"
+    mode = "in-process"
+    protocol = 1
+
+    def __init__(self, machine_id: str | None = None):
+        self.context = reference.Context(machine_id=machine_id or str(uuid.uuid4()), machine_label="memoir-conform")
+        self._last_traceback = ""
+
+    def describe(self) -> Describe:
+        return Describe.from_json(reference.describe())
+
+    def call(self, op: str, args: dict) -> Outcome:
+        try:
+            return OkResponse(0, reference.handle(op, dict(args), self.context))
+        except reference.OpError as error:
+            return ErrorResponse(0, error.kind, error.message)
+        except Exception as error:  # noqa: BLE001 - a model bug is reported on its vector, like an adapter crash
+            self._last_traceback = traceback.format_exc()
+            return AdapterFault("crashed", f"{type(error).__name__}: {error}", self._last_traceback[-4000:])
+
+    def stderr_tail(self) -> str:
+        return self._last_traceback[-4000:]
+
+    def fork(self) -> ModelImplementation:
+        return ModelImplementation()
+
+    def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
+        """One OS process per job (threads would share one lock-holding process)."""
+        env = dict(os.environ)
+        package_root = str(Path(conformance.__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        command = [sys.executable, "-c", "from conformance.runner.implementations import model_worker; model_worker()"]
+        processes = []
+        try:
+            for job in jobs:
+                process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, text=True, env=env)
+                processes.append(process)
+                process.stdin.write(json.dumps({"calls": [list(call) for call in job]}) + "\n")
+                process.stdin.flush()
+            for process in processes:
+                if process.stdout.readline().strip() != "ready":
+                    return AdapterFault("start_failed", "a model worker process did not start", process.stderr.read()[-4000:])
+            for process in processes:  # all are waiting: release them together
+                process.stdin.write("go\n")
+                process.stdin.flush()
+            results = []
+            for process in processes:
+                out, err = process.communicate(timeout=120)
+                if process.returncode != 0:
+                    return AdapterFault("crashed", f"a model worker exited with code {process.returncode}", err[-4000:])
+                results.append([_outcome_from_json(item) for item in json.loads(out)])
+            return results
+        finally:
+            for process in processes:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+
+    def close(self) -> None:
+        pass
+
+
+def model_worker() -> None:
+    """Entry point of one `ModelImplementation.call_in_parallel` process."""
+    job = json.loads(sys.stdin.readline())
+    model = ModelImplementation()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    outcomes = [_outcome_to_json(model.call(op, args)) for op, args in job["calls"]]
+    print(json.dumps(outcomes), flush=True)

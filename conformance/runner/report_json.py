@@ -1,0 +1,101 @@
+"""The machine-readable run report (`--json FILE`), defined by `schema/report.schema.json`.
+
+It records what is needed to reproduce and compare runs: the kit version,
+the corpus digest (sha256 over every vector's digest), the adapter's
+describe answer and negotiated protocol, the options, and every vector's
+outcome with its digest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from conformance import resources
+from conformance.runner.run import RunRecord
+
+REPORT_VERSION = 1
+
+
+def build(record: RunRecord) -> dict:
+    grade = record.grade
+    return {
+        "report_version": REPORT_VERSION,
+        "kit": {"name": "memoir-conform", "version": record.kit_version},
+        "spec": record.spec,
+        "corpus_digest": record.corpus_digest,
+        "implementation": {
+            "command": record.implementation,
+            "mode": record.mode,
+            "describe": record.described.to_json(),
+            "protocol": record.protocol,
+        },
+        "options": record.options,
+        "seed": record.seed,
+        "duration_s": round(record.duration, 3),
+        "vectors": [_vector(item) for item in record.graded],
+        "summary": {"counts": dict(grade.counts), "left_out_newer": record.left_out_newer, "notes": list(record.notes)},
+        "grade": {
+            "claimed": grade.claimed,
+            "earned": grade.earned,
+            "levels": {
+                level: {"earned": status.earned, "deciding": status.deciding, "untested": status.untested,
+                        "blocking": {outcome: list(ids) for outcome, ids in status.blocking.items()}}
+                for level, status in grade.levels.items()
+            },
+            "should": {"passed": grade.should_passed, "total": grade.should_total},
+            "advisory": {"passed": grade.advisory_passed, "total": grade.advisory_total},
+            "filtered": grade.filtered,
+            "verdict": grade.verdict,
+            "exit_code": grade.exit_code,
+        },
+    }
+
+
+def _vector(item) -> dict:
+    vector, result = item.vector, item.result
+    data = {
+        "id": vector.id,
+        "title": vector.title,
+        "file": vector.file,
+        "level": vector.level,
+        "sections": list(vector.sections),
+        "requirements": list(vector.requirements),
+        "tags": list(vector.tags),
+        "op": vector.op,
+        "digest": vector.digest,
+        "outcome": item.outcome,
+        "result": result.outcome,
+        "should": item.should,
+        "advisory": item.advisory,
+        "failures": [failure.to_json() for failure in result.failures],
+        "detail": result.detail,
+        "stderr_tail": result.stderr_tail,
+        "sent": result.sent,
+        "expected_failure": None,
+        "duration_s": round(result.duration, 4),
+    }
+    if vector.ambiguity:
+        data["ambiguity"] = vector.ambiguity
+    if item.expected is not None:
+        listed = {"reason": item.expected.reason, "digest": item.expected.digest}
+        if item.expected.issue:
+            listed["issue"] = item.expected.issue
+        data["expected_failure"] = listed
+    return data
+
+
+def validate(report: dict) -> list[str]:
+    """Every way `report` breaks schema/report.schema.json, as readable lines."""
+    validator = jsonschema.Draft202012Validator(resources.load_schema("report.schema.json"))
+    return [f"{error.json_path}: {error.message}" for error in validator.iter_errors(report)]
+
+
+def write(record: RunRecord, path: Path) -> None:
+    report = build(record)
+    problems = validate(report)
+    if problems:  # a bug in the kit, never in the adapter
+        raise ValueError("the run report breaks schema/report.schema.json: " + "; ".join(problems[:5]))
+    Path(path).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

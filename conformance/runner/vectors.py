@@ -1,0 +1,478 @@
+"""Loading vector files: validation, typed vectors, digests, expansion.
+
+A vector file (docs/architecture.md, "Vector files") is JSON checked
+against `schema/vector.schema.json`. Loading never raises on bad input: a
+file that is not valid gives a `VectorFileProblem` naming the file and the
+JSON path of the problem, and the run refuses to start. Vectors are kept
+unexpanded (their digest is of what the file says); `expand` resolves the
+cap-dependent `$repeat` lists against an implementation's declared caps
+just before the vector runs, and `materialise_store` writes a STORE spec
+into a scratch directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from conformance import resources
+from conformance.model.session import DEFAULT_CAPS
+
+SKIPPED_FILES = ("requirements.json",)
+STORES_DIR = "stores"
+# Top-level folders of vectors/ that hold no vector files: golden stores,
+# and the validator's fixtures for the sibling formats (docs/sibling-formats.md).
+SKIPPED_DIRS = (STORES_DIR, "siblings")
+LEVELS = ("reader", "writer", "full")
+CHECK_KEYWORDS = (
+    "equals", "identities", "contains", "excludes", "order", "absent",
+    "count", "matches", "stamped", "unchanged", "preserved",
+)
+_COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
+_TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class VectorFileProblem:
+    """Why a vector file (or one vector in it) cannot be used."""
+
+    file: str          # the file as the user would find it
+    json_path: str     # "$" for the whole file, else like "$.vectors[2].expect[0]"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: at {self.json_path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One vector as its file states it (unexpanded)."""
+
+    id: str
+    title: str
+    sections: tuple[str, ...]
+    requirements: tuple[str, ...]
+    level: str
+    tags: tuple[str, ...]
+    ambiguity: str | None
+    op: str
+    input: dict
+    expect: tuple[dict, ...]
+    digest: str
+    file: str            # where it was loaded from, for messages
+    root: Path           # the vectors directory it belongs to (golden stores live under it)
+    note: str | None = None
+
+    @property
+    def ambiguous(self) -> bool:
+        return "ambiguous" in self.tags
+
+    @property
+    def level_rank(self) -> int:
+        return LEVELS.index(self.level)
+
+
+@dataclass
+class Corpus:
+    """Every vector found, and every problem that stops a run."""
+
+    vectors: list[Vector] = field(default_factory=list)
+    problems: list[VectorFileProblem] = field(default_factory=list)
+
+    @property
+    def digest(self) -> str:
+        return corpus_digest(self.vectors)
+
+
+@dataclass(frozen=True)
+class ExpansionProblem:
+    """A vector that cannot be expanded against these caps."""
+
+    json_path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"at {self.json_path}: {self.message}"
+
+
+# --- digests ---------------------------------------------------------------
+
+def canonical_json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def vector_digest(raw_vector: dict) -> str:
+    """sha256 hex of the vector's canonical JSON, as its file states it."""
+    return hashlib.sha256(canonical_json(raw_vector).encode("utf-8")).hexdigest()
+
+
+def corpus_digest(vectors: Iterable[Vector]) -> str:
+    """sha256 hex over the sorted digests of all vectors."""
+    joined = "\n".join(sorted(vector.digest for vector in vectors))
+    return hashlib.sha256(joined.encode("ascii")).hexdigest()
+
+
+# --- loading ---------------------------------------------------------------
+
+def vector_files(root: Path) -> list[Path]:
+    """Every vector file under `root`: `**/*.json`, minus the requirement
+    index, the golden stores and the sibling-format fixtures."""
+    found = []
+    for path in sorted(root.rglob("*.json")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in SKIPPED_DIRS or (len(relative.parts) == 1 and relative.name in SKIPPED_FILES):
+            continue
+        found.append(path)
+    return found
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(Path(root.name) / path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _json_path(parts: Iterable[object]) -> str:
+    text = "$"
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(part)):
+            text += f".{part}"
+        else:
+            text += f"[{json.dumps(str(part), ensure_ascii=False)}]"
+    return text
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    """A readable message for the most relevant schema error."""
+    instance = error.instance
+    if error.validator == "oneOf" and isinstance(instance, dict) and "path" in instance:
+        present = [key for key in CHECK_KEYWORDS if key in instance]
+        if not present:
+            return f"a check needs one keyword of {', '.join(CHECK_KEYWORDS)}; found none"
+        if len(present) > 1:
+            return f"a check has exactly one keyword; found {', '.join(present)}"
+    if error.validator == "additionalProperties":
+        return error.message
+    if error.validator in ("anyOf", "oneOf"):
+        shown = json.dumps(instance, ensure_ascii=False)
+        if len(shown) > 120:
+            shown = shown[:117] + "..."
+        return f"{shown} matches none of the allowed forms ({error.validator} in schema at {'/'.join(map(str, error.schema_path))})"
+    return error.message
+
+
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = resources.load_schema("vector.schema.json")
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def load_vector_file(path: Path, root: Path) -> tuple[list[Vector], list[VectorFileProblem]]:
+    """The vectors of one file, or the problems that make it unusable."""
+    shown = _display(path, root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [VectorFileProblem(shown, "$", f"cannot read: {error}")]
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        return [], [VectorFileProblem(shown, "$", f"not JSON: {error.msg} (line {error.lineno}, column {error.colno})")]
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        problems = []
+        seen = set()
+        # One message per failing location, the most relevant error there.
+        for error in errors:
+            location = tuple(error.absolute_path)
+            if any(location[: len(other)] == other for other in seen):
+                continue
+            seen.add(location)
+            best = best_match([e for e in errors if tuple(e.absolute_path) == location]) or error
+            problems.append(VectorFileProblem(shown, _json_path(best.absolute_path), _schema_message(best)))
+        return [], problems
+
+    vectors, problems = [], []
+    for index, raw in enumerate(document["vectors"]):
+        where = f"$.vectors[{index}]"
+        found = [VectorFileProblem(shown, where + rest, message) for rest, message in _semantic_problems(raw, root)]
+        loaded = _vector(raw, shown, root)
+        if not found:
+            # What a $repeat produces must be valid too; try it with the default caps.
+            expanded = expand(loaded, DEFAULT_CAPS)
+            if isinstance(expanded, ExpansionProblem):
+                found.append(VectorFileProblem(shown, where + expanded.json_path[1:], expanded.message))
+        problems.extend(found)
+        vectors.append(loaded)
+    if problems:
+        return [], problems
+    return vectors, []
+
+
+def _vector(raw: dict, shown: str, root: Path) -> Vector:
+    return Vector(
+        id=raw["id"],
+        title=raw["title"],
+        sections=tuple(raw["sections"]),
+        requirements=tuple(raw["requirements"]),
+        level=raw["level"],
+        tags=tuple(raw.get("tags", ())),
+        ambiguity=raw.get("ambiguity"),
+        op=raw["op"],
+        input=raw["input"],
+        expect=tuple(raw["expect"]),
+        digest=vector_digest(raw),
+        file=shown,
+        root=root,
+        note=raw.get("note") or raw.get("description"),
+    )
+
+
+def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
+    """What the schema cannot say: COUNT caps that exist, golden stores that
+    exist, base64 that decodes."""
+    for parts, value in _walk(raw["input"], ("input",)):
+        if isinstance(value, dict) and "$repeat" in value:
+            problem = _count_problem(value["$repeat"])
+            if problem:
+                yield _json_path(parts + ("$repeat",))[1:], problem
+        if isinstance(value, dict) and set(value) == {"$base64"} and isinstance(value["$base64"], str):
+            try:
+                base64.b64decode(value["$base64"], validate=True)
+            except (binascii.Error, ValueError):
+                yield _json_path(parts)[1:], "$base64 is not valid base64"
+        is_store = parts[-1] == "store" or (raw["op"] == "merge_stores" and parts[-1] in ("local", "remote"))
+        if is_store and isinstance(value, dict) and isinstance(value.get("dir"), str):
+            if not (root / value["dir"]).is_dir():
+                yield _json_path(parts + ("dir",))[1:], f"golden store {value['dir']!r} not found under {root.name}/"
+    for index, check in enumerate(raw["expect"]):
+        if isinstance(check.get("count"), str):
+            problem = _count_problem(check["count"])
+            if problem:
+                yield f".expect[{index}].count", problem
+        for parts, value in _walk(check, ("expect", index)):
+            if isinstance(value, dict) and "$repeat" in value:
+                problem = _count_problem(value["$repeat"])
+                if problem:
+                    yield _json_path(parts + ("$repeat",))[1:], problem
+
+
+def _walk(value: object, parts: tuple) -> Iterable[tuple[tuple, object]]:
+    yield parts, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _walk(child, parts + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _walk(child, parts + (index,))
+
+
+def _count_problem(count: object) -> str | None:
+    if isinstance(count, bool) or not isinstance(count, (int, str)):
+        return "a count is an integer or 'caps.<list>[+n|-n]'"
+    if isinstance(count, int):
+        return None if count >= 0 else "a count cannot be negative"
+    match = _COUNT.match(count)
+    if not match:
+        return f"{count!r} is not a count: use an integer or 'caps.<list>[+n|-n]'"
+    if match.group(1) not in DEFAULT_CAPS:
+        return f"{count!r}: no cap named {match.group(1)!r} (caps: {', '.join(DEFAULT_CAPS)})"
+    return None
+
+
+def load_corpus(roots: Iterable[Path]) -> Corpus:
+    """Every vector under each root, checked; duplicate ids across files are problems."""
+    corpus = Corpus()
+    first_seen: dict[str, Vector] = {}
+    for root in roots:
+        root = Path(root)
+        if not root.is_dir():
+            corpus.problems.append(VectorFileProblem(str(root), "$", "no such vectors directory"))
+            continue
+        for path in vector_files(root):
+            vectors, problems = load_vector_file(path, root)
+            corpus.problems.extend(problems)
+            for position, vector in enumerate(vectors):
+                earlier = first_seen.get(vector.id)
+                if earlier is not None:
+                    corpus.problems.append(VectorFileProblem(
+                        vector.file, f"$.vectors[{position}].id",
+                        f"duplicate vector id {vector.id!r}: already defined in {earlier.file}",
+                    ))
+                    continue
+                first_seen[vector.id] = vector
+                corpus.vectors.append(vector)
+    corpus.vectors.sort(key=lambda vector: vector.id)
+    return corpus
+
+
+# --- expansion ---------------------------------------------------------------
+
+def effective_caps(declared: dict | None) -> dict:
+    """The implementation's declared caps over the reference defaults."""
+    caps = dict(DEFAULT_CAPS)
+    for name, value in (declared or {}).items():
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            caps[name] = value
+    return caps
+
+
+def evaluate_count(count: object, caps: dict) -> int | str:
+    """The integer a COUNT stands for, or a message saying why it has none."""
+    problem = _count_problem(count)
+    if problem:
+        return problem
+    if isinstance(count, int):
+        return count
+    name, sign, offset = _COUNT.match(count).groups()
+    if name not in caps:
+        return f"{count!r}: the implementation declares no cap {name!r}"
+    value = caps[name] + (int(offset) if sign == "+" else -int(offset or 0))
+    if value < 0:
+        return f"{count!r} is negative with caps.{name} = {caps[name]}"
+    return value
+
+
+def timestamp(index: int) -> str:
+    moment = _TS_BASE + timedelta(minutes=index)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _substitute(value: object, index: int) -> object:
+    if isinstance(value, str):
+        return value.replace("{i3}", f"{index:03d}").replace("{i}", str(index)).replace("{ts}", timestamp(index))
+    if isinstance(value, list):
+        return [_substitute(item, index) for item in value]
+    if isinstance(value, dict):
+        return {key: _substitute(item, index) for key, item in value.items()}
+    return value
+
+
+def _expand(value: object, caps: dict, parts: tuple) -> object:
+    if isinstance(value, dict):
+        return {key: _expand(item, caps, parts + (key,)) for key, item in value.items()}
+    if not isinstance(value, list):
+        return value
+    expanded = []
+    for position, element in enumerate(value):
+        if isinstance(element, dict) and "$repeat" in element and "item" in element:
+            count = evaluate_count(element["$repeat"], caps)
+            if isinstance(count, str):
+                raise _ExpansionError(_json_path(parts + (position, "$repeat")), count)
+            # Inner repeats are resolved first, so their {i} is their own index.
+            item = _expand(element["item"], caps, parts + (position, "item"))
+            expanded.extend(_substitute(item, index) for index in range(1, count + 1))
+        else:
+            expanded.append(_expand(element, caps, parts + (position,)))
+    return expanded
+
+
+class _ExpansionError(Exception):
+    def __init__(self, json_path: str, message: str):
+        super().__init__(message)
+        self.json_path = json_path
+        self.message = message
+
+
+def expand(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
+    """The vector with every `$repeat` list and COUNT resolved against `caps`."""
+    try:
+        expanded_input = _expand(copy.deepcopy(vector.input), caps, ("input",))
+        expanded_expect = []
+        for index, check in enumerate(vector.expect):
+            check = _expand(copy.deepcopy(check), caps, ("expect", index))
+            if isinstance(check.get("count"), str):
+                count = evaluate_count(check["count"], caps)
+                if isinstance(count, str):
+                    raise _ExpansionError(f"$.expect[{index}].count", count)
+                check["count"] = count
+            expanded_expect.append(check)
+    except _ExpansionError as error:
+        return ExpansionProblem(error.json_path, error.message)
+    expanded = Vector(**{**vector.__dict__, "input": expanded_input, "expect": tuple(expanded_expect)})
+    # A repeated item must itself be valid where it lands (a write step, a check).
+    error = best_match(_validator().iter_errors({"vectors": [as_raw(expanded)]}))
+    if error is not None:
+        return ExpansionProblem(_json_path(list(error.absolute_path)[2:]), "after expansion: " + _schema_message(error))
+    return expanded
+
+
+def as_raw(vector: Vector) -> dict:
+    """The vector as a file would state it (used to re-validate an expansion)."""
+    raw = {
+        "id": vector.id, "title": vector.title, "sections": list(vector.sections),
+        "requirements": list(vector.requirements), "level": vector.level, "op": vector.op,
+        "input": vector.input, "expect": list(vector.expect),
+    }
+    if vector.tags:
+        raw["tags"] = list(vector.tags)
+    if vector.ambiguity:
+        raw["ambiguity"] = vector.ambiguity
+    return raw
+
+
+# --- stores ------------------------------------------------------------------
+
+def session_text(session: dict) -> str:
+    """How the runner writes a session object given in a vector."""
+    return json.dumps(session, indent=2, ensure_ascii=False)
+
+
+def content_bytes(content: object) -> bytes:
+    """The bytes of one file of a STORE spec (or one side of merge_sessions)."""
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    if isinstance(content, dict) and set(content) == {"$text"}:
+        return content["$text"].encode("utf-8")
+    if isinstance(content, dict) and set(content) == {"$base64"}:
+        return base64.b64decode(content["$base64"])
+    return session_text(content).encode("utf-8")
+
+
+def content_text(content: object) -> str:
+    """A session side of merge_sessions as the text an implementation reads."""
+    return content_bytes(content).decode("utf-8", errors="surrogateescape")
+
+
+def materialise_store(spec: dict | None, root: Path, target: Path) -> dict[str, bytes]:
+    """Write a STORE spec into `target` (created); return relpath -> bytes of
+    every file written, the store's original bytes."""
+    target.mkdir(parents=True, exist_ok=True)
+    written: dict[str, bytes] = {}
+    spec = spec or {}
+    if "dir" in spec:
+        source = root / spec["dir"]
+        for path in sorted(source.rglob("*")):
+            if path.is_file():
+                relative = path.relative_to(source).as_posix()
+                written[relative] = path.read_bytes()
+    for relative, content in spec.get("files", {}).items():
+        written[relative] = content_bytes(content)
+    for relative, data in written.items():
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(data)
+    return written
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    """relpath -> bytes of every file under `directory` (empty when it is missing)."""
+    if not directory.is_dir():
+        return {}
+    return {
+        path.relative_to(directory).as_posix(): path.read_bytes()
+        for path in sorted(directory.rglob("*")) if path.is_file()
+    }

@@ -1,0 +1,157 @@
+"""How a YAML engine would read a frontmatter that the line-based reader reads.
+
+The kit reads frontmatter line by line (AMB-FRONTMATTER-LINES), as the spec's
+subset allows. Many real readers hand the same text to a YAML engine, which
+reads some lines differently: an unquoted `` #`` starts a comment, an
+unquoted date becomes a date object, ``: `` inside a plain value or a
+leading backtick makes the whole document unparseable. This module says so,
+value by value, so that a writer can quote what needs quoting.
+
+The value-level readings come from the YAML 1.2 core schema (and YAML 1.1's
+yes/no booleans, which PyYAML still applies). Whether a YAML engine rejects
+the document is asked of ruamel.yaml, only for frontmatters that show a sign
+of it, and only at the event level: its parser never composes nodes, so an
+alias is never expanded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from conformance.model.frontmatter import ParsedEntry
+from conformance.validator.positions import iter_pairs
+
+MAX_YAML_CHARS = 64 * 1024  # frontmatters beyond this are not handed to the engine
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$")
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?$"
+)
+_INTEGER = re.compile(r"[-+]?[0-9]+$|0x[0-9a-fA-F]+$|0o[0-7]+$")
+_FLOAT = re.compile(
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|[-+]?\.(?:inf|Inf|INF)$|\.(?:nan|NaN|NAN)$"
+)
+_BOOLEANS = {"true", "True", "TRUE", "false", "False", "FALSE"}
+_NULLS = {"null", "Null", "NULL", "~"}
+_YAML11_BOOLEANS = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
+                    "y", "Y", "n", "N"}
+_LINE_READS = {"true": True, "false": False, "null": None, "~": None}
+_QUOTE_OR_INDICATOR = set("\"'&*!|>[{")
+_REJECT_START = set("`@%")
+_SUBSET_CODES_YAML_REJECTS = {"bad-line", "quoted-trailing-text", "unterminated-quote", "tab-indent", "bad-escape"}
+
+
+@dataclass(frozen=True)
+class Hazard:
+    kind: str      # "comment", "retyped" or "rejected"
+    line: int
+    column: int
+    message: str
+
+
+def yaml_type(plain: str) -> str | None:
+    """What a YAML engine reads an unquoted value as, when not a string."""
+    if _TIMESTAMP.match(plain):
+        return "a timestamp"
+    if _DATE.match(plain):
+        return "a date"
+    if plain in _BOOLEANS:
+        return "a boolean"
+    if plain in _NULLS:
+        return "null"
+    if _INTEGER.match(plain):
+        return "an integer"
+    if _FLOAT.match(plain):
+        return "a number"
+    if plain in _YAML11_BOOLEANS:
+        return "a boolean (YAML 1.1 readers such as PyYAML)"
+    return None
+
+
+def _line_based_reads_text(plain: str) -> bool:
+    if plain in _LINE_READS:
+        return False
+    return not re.fullmatch(r"-?[0-9]+", plain)
+
+
+def _preview(text: str, width: int = 24) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> list[Hazard]:
+    """Every place where a YAML engine reads this frontmatter differently."""
+    if not parsed.has_frontmatter:
+        return []
+    hazards: list[Hazard] = []
+    may_reject = any(problem.code in _SUBSET_CODES_YAML_REJECTS for problem in parsed.problems)
+    for pair in iter_pairs(parsed):
+        value = pair.raw
+        if not value or value[0] in _QUOTE_OR_INDICATOR:
+            continue
+        if value[0] in _REJECT_START or ": " in value or value.endswith(":") or value.startswith("- "):
+            may_reject = True
+        comment = _comment_start(value)
+        if comment >= 0:
+            kept = value[:comment].rstrip(" \t")
+            kept_type = yaml_type(kept) if kept else "null"
+            reading = f"only {kept!r}" + (f", as {kept_type}" if kept_type else "") if kept else "nothing (null)"
+            hazards.append(Hazard(
+                "comment", pair.line, pair.value_column + comment + 1,
+                f"{pair.key}: a YAML engine reads {_preview(value[comment:].lstrip())!r} as a comment and keeps "
+                f"{reading}; this reader keeps the whole text. Quote the value",
+            ))
+            continue
+        found = yaml_type(value)
+        is_date = found in ("a date", "a timestamp")
+        if found and _line_based_reads_text(value) and not (is_date and pair.key in date_fields):
+            hazards.append(Hazard(
+                "retyped", pair.line, pair.value_column,
+                f"{pair.key}: a YAML engine reads {_preview(value)!r} as {found}; this reader reads it as text. "
+                "Quote it to keep it text",
+            ))
+    if may_reject and not _refers_to_anchors(parsed):
+        rejected = _yaml_rejection(parsed)
+        if rejected is not None:
+            subset_lines = {problem.line for problem in parsed.problems}
+            if rejected.line not in subset_lines:
+                hazards.append(rejected)
+    return hazards
+
+
+def _comment_start(value: str) -> int:
+    """Offset of the ' #' or tab-# that starts a YAML comment in a plain value, or -1."""
+    match = re.search(r"[ \t]#", value)
+    return match.start() + 1 if match else -1
+
+
+def _refers_to_anchors(parsed: ParsedEntry) -> bool:
+    return any(problem.code in ("anchor", "alias") for problem in parsed.problems)
+
+
+def _yaml_rejection(parsed: ParsedEntry) -> Hazard | None:
+    """Ask a YAML engine to parse the frontmatter (events only: nothing is
+    composed, no alias is ever expanded). None when it parses."""
+    text = "\n".join(parsed.frontmatter_lines)
+    if len(text) > MAX_YAML_CHARS:
+        return None
+    try:
+        from ruamel.yaml import YAML
+    except ImportError:  # pragma: no cover - a dependency of the kit
+        return None
+    engine = YAML(typ="safe", pure=True)
+    try:
+        for _event in engine.parse(text):
+            pass
+    except Exception as error:  # any engine failure is the finding itself
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        mark = getattr(error, "problem_mark", None)
+        line = parsed.frontmatter_start + 1 + (mark.line if mark is not None else 0)
+        column = (mark.column + 1) if mark is not None else 1
+        return Hazard(
+            "rejected", line, column,
+            f"a YAML engine rejects this frontmatter ({problem}): readers that use one (PyYAML, js-yaml) "
+            "see no fields at all; this line-based reader reads it. Quote the value",
+        )
+    return None

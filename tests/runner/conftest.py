@@ -1,0 +1,15 @@
+"""Fixtures for the runner tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def vectors_root(tmp_path: Path) -> Path:
+    """An empty vectors directory for synthetic vector files."""
+    root = tmp_path / "vectors"
+    root.mkdir()
+    return root
