@@ -8,7 +8,6 @@ applied, so that a validator can say how a legacy file reads.
 
 from __future__ import annotations
 
-import copy
 import re
 
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
@@ -38,7 +37,7 @@ def read_entry(link: str, text: str) -> dict:
 
 def read_parsed(link: str, parsed: ParsedEntry) -> dict:
     """`read_entry` for a file already split by `parse_entry_text`."""
-    fields = copy.deepcopy(parsed.fields)
+    fields = _copy(parsed.fields)
     version = fields.get("schema_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > KNOWN_SCHEMA_VERSION:
         # Spec 6: a newer schema is not interpreted at all.
@@ -77,6 +76,15 @@ def read_parsed(link: str, parsed: ParsedEntry) -> dict:
         "name": entry_name(fields, body, link), "fields": fields, "body": body,
         "links": wikilinks(body), "legacy": legacy,
     }
+
+
+def _copy(value):
+    """A copy of plain frontmatter data (dicts, lists, scalars)."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
 
 
 def _map_nested_type(fields: dict, legacy: list[str]) -> None:

@@ -14,7 +14,6 @@ representative that the schema cannot tell apart from it (see `_shape`).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -395,26 +394,37 @@ _ENUM_KEYS = frozenset({"type", "scope"})
 
 
 def _shape(value: object, date_pattern: re.Pattern, keep: bool = False) -> object:
-    """A stand-in for `value` that the entry schema judges exactly as it
-    judges `value`: the schema only asks of text whether it is empty, blank,
-    date-shaped or (for enum keys) which word; of integers, their sign."""
+    """A hashable stand-in for `value` that the entry schema judges exactly
+    as it judges `value`: the schema only asks of text whether it is empty,
+    blank, date-shaped or (for enum keys) which word; of integers, their
+    sign. Lists become ("list", ...) and mappings ("map", (key, value)...)."""
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
         return max(-1, min(value, 2))
     if isinstance(value, str):
         if keep:
-            return value
+            return ("text", value)
         if not value:
             return ""
         if not value.strip():
             return " "
         return "2000-01-01" if date_pattern.match(value) else "x"
     if isinstance(value, list):
-        return [_shape(item, date_pattern) for item in value]
+        return ("list",) + tuple(_shape(item, date_pattern) for item in value)
     if isinstance(value, dict):
-        return {str(key): _shape(item, date_pattern) for key, item in value.items()}
+        return ("map",) + tuple((str(key), _shape(item, date_pattern)) for key, item in value.items())
     return f"<{type(value).__name__}>"
+
+
+def _thaw(shape: object) -> object:
+    if isinstance(shape, tuple):
+        if shape[0] == "text":
+            return shape[1]
+        if shape[0] == "list":
+            return [_thaw(item) for item in shape[1:]]
+        return {key: _thaw(item) for key, item in shape[1:]}
+    return shape
 
 
 @lru_cache(maxsize=1)
@@ -426,19 +436,19 @@ def schema_errors(fields: dict) -> tuple[tuple[tuple, str, object, str | None], 
     """The entry schema's findings on `fields`: (path, keyword, expected, missing property)."""
     _, known, _ = _entry_schema()
     pattern = _date_pattern()
-    shape = {key: _shape(value, pattern, keep=key in _ENUM_KEYS) for key, value in fields.items() if key in known}
-    return _schema_errors_of_shape(json.dumps(shape, sort_keys=True))
+    shape = ("map",) + tuple((key, _shape(value, pattern, keep=key in _ENUM_KEYS))
+                             for key, value in sorted(fields.items()) if key in known)
+    return _schema_errors_of_shape(shape)
 
 
 _REQUIRED_MESSAGE = re.compile(r"^'(.+)' is a required property$")
 
 
 @lru_cache(maxsize=4096)
-def _schema_errors_of_shape(shape_json: str) -> tuple[tuple[tuple, str, object, str | None], ...]:
+def _schema_errors_of_shape(shape: tuple) -> tuple[tuple[tuple, str, object, str | None], ...]:
     validator = _entry_schema()[0]
-    shape = json.loads(shape_json)
     found = []
-    for error in validator.iter_errors(shape):
+    for error in validator.iter_errors(_thaw(shape)):
         missing = None
         if error.validator == "required":
             match = _REQUIRED_MESSAGE.match(error.message)

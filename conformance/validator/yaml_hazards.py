@@ -8,10 +8,11 @@ leading backtick makes the whole document unparseable. This module says so,
 value by value, so that a writer can quote what needs quoting.
 
 The value-level readings come from the YAML 1.2 core schema (and YAML 1.1's
-yes/no booleans, which PyYAML still applies). Whether a YAML engine rejects
-the document is asked of ruamel.yaml, only for frontmatters that show a sign
-of it, and only at the event level: its parser never composes nodes, so an
-alias is never expanded.
+yes/no booleans, which PyYAML still applies). An unquoted value that no
+YAML engine accepts (``: `` inside it, a leading backtick or ``@``) is
+recognised on its own; for other lines outside the subset, whether a YAML
+engine rejects the document is asked of ruamel.yaml, at the event level
+only: its parser never composes nodes, so an alias is never expanded.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import re
 from dataclasses import dataclass
 
 from conformance.model.frontmatter import ParsedEntry
-from conformance.validator.positions import iter_pairs
 
 MAX_YAML_CHARS = 64 * 1024  # frontmatters beyond this are not handed to the engine
 
@@ -85,39 +85,59 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
     if not parsed.has_frontmatter:
         return []
     hazards: list[Hazard] = []
-    may_reject = any(problem.code in _SUBSET_CODES_YAML_REJECTS for problem in parsed.problems)
-    for pair in iter_pairs(parsed):
-        value = pair.raw
+    rejected: Hazard | None = None
+    for key, line, column, value in parsed.places:
         if not value or value[0] in _QUOTE_OR_INDICATOR:
             continue
-        if value[0] in _REJECT_START or ": " in value or value.endswith(":") or value.startswith("- "):
-            may_reject = True
+        if rejected is None:
+            rejected = _plain_rejection(key, line, column, value)
         comment = _comment_start(value)
         if comment >= 0:
             kept = value[:comment].rstrip(" \t")
             kept_type = yaml_type(kept) if kept else "null"
             reading = f"only {kept!r}" + (f", as {kept_type}" if kept_type else "") if kept else "nothing (null)"
             hazards.append(Hazard(
-                "comment", pair.line, pair.value_column + comment + 1,
-                f"{pair.key}: a YAML engine reads {_preview(value[comment:].lstrip())!r} as a comment and keeps "
+                "comment", line, column + comment,
+                f"{key}: a YAML engine reads {_preview(value[comment:].lstrip())!r} as a comment and keeps "
                 f"{reading}; this reader keeps the whole text. Quote the value",
             ))
             continue
         found = yaml_type(value)
         is_date = found in ("a date", "a timestamp")
-        if found and _line_based_reads_text(value) and not (is_date and pair.key in date_fields):
+        if found and _line_based_reads_text(value) and not (is_date and key in date_fields):
             hazards.append(Hazard(
-                "retyped", pair.line, pair.value_column,
-                f"{pair.key}: a YAML engine reads {_preview(value)!r} as {found}; this reader reads it as text. "
+                "retyped", line, column,
+                f"{key}: a YAML engine reads {_preview(value)!r} as {found}; this reader reads it as text. "
                 "Quote it to keep it text",
             ))
-    if may_reject and not _refers_to_anchors(parsed):
+    if rejected is None and not _refers_to_anchors(parsed) and any(
+            problem.code in _SUBSET_CODES_YAML_REJECTS for problem in parsed.problems):
         rejected = _yaml_rejection(parsed)
-        if rejected is not None:
-            subset_lines = {problem.line for problem in parsed.problems}
-            if rejected.line not in subset_lines:
-                hazards.append(rejected)
+    if rejected is not None and rejected.line not in {problem.line for problem in parsed.problems}:
+        hazards.append(rejected)
     return hazards
+
+
+_REJECTION_NOTE = ("readers that use one (PyYAML, js-yaml) see no fields at all; this line-based reader reads it. "
+                   "Quote the value")
+
+
+def _plain_rejection(key: str, line: int, column: int, value: str) -> Hazard | None:
+    """The error a YAML engine stops at in an unquoted value, when the value
+    alone decides it (block-context plain scalars cannot hold these)."""
+    if value[0] in _REJECT_START:
+        problem, offset = f"found character {value[0]!r} that cannot start any token", 0
+    elif value.startswith("- "):
+        problem, offset = "sequence entries are not allowed here", 0
+    else:
+        offset = value.find(": ")
+        if offset < 0 and value.endswith(":"):
+            offset = len(value) - 1
+        if offset < 0:
+            return None
+        problem = "mapping values are not allowed here"
+    return Hazard("rejected", line, column + offset,
+                  f"{key}: a YAML engine rejects this frontmatter ({problem}): {_REJECTION_NOTE}")
 
 
 def _comment_start(value: str) -> int:
@@ -149,9 +169,5 @@ def _yaml_rejection(parsed: ParsedEntry) -> Hazard | None:
         mark = getattr(error, "problem_mark", None)
         line = parsed.frontmatter_start + 1 + (mark.line if mark is not None else 0)
         column = (mark.column + 1) if mark is not None else 1
-        return Hazard(
-            "rejected", line, column,
-            f"a YAML engine rejects this frontmatter ({problem}): readers that use one (PyYAML, js-yaml) "
-            "see no fields at all; this line-based reader reads it. Quote the value",
-        )
+        return Hazard("rejected", line, column, f"a YAML engine rejects this frontmatter ({problem}): {_REJECTION_NOTE}")
     return None

@@ -15,22 +15,9 @@ from conformance.runner.vectors import load_corpus
 
 CORPUS = load_corpus([resources.vectors_dir()])
 
-# Vectors the model is known to fail, each with the bug report it waits on.
-# strict: a fixed model makes the test fail until the entry is removed.
-KNOWN_MODEL_BUGS = {
-    "read.session.purged-suppresses-matching-copy":
-        "model render() drops only items with hidden: true; a purged tombstone does not suppress an "
-        "un-hidden copy whose identity hashes to its text_hash (spec 5.3.1, reported to the lead)",
-}
-
-
 def _params():
     for vector in CORPUS.vectors:
-        marks = []
-        if vector.id in KNOWN_MODEL_BUGS:
-            marks.append(pytest.mark.xfail(reason=KNOWN_MODEL_BUGS[vector.id], strict=True))
-        if vector.op == "concurrent_writes":
-            marks.append(pytest.mark.slow)
+        marks = [pytest.mark.slow] if vector.op == "concurrent_writes" else []
         yield pytest.param(vector, id=vector.id, marks=marks)
 
 
