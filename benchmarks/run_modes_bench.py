@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = args.adapter or default_adapter()
 
-    rows, baseline, reference_outcomes = [], None, None
+    rows, baseline, reference_outcomes, differences = [], None, None, []
     for mode, oneshot, jobs in CONFIGURATIONS:
         print(f"{mode} -j {jobs}: {len(vectors)} vectors ...", file=sys.stderr, flush=True)
         measured = run_configuration(command, vectors, oneshot, jobs, args.timeout)
@@ -85,11 +85,17 @@ def main(argv: list[str] | None = None) -> int:
         baseline = baseline or elapsed
         reference_outcomes = reference_outcomes or outcomes
         same = "yes" if outcomes == reference_outcomes else "NO"
+        differences.extend(
+            f"{mode} -j {jobs}: {vector_id} {reference_outcomes[vector_id]} -> {outcome}"
+            for vector_id, outcome in sorted(outcomes.items()) if outcome != reference_outcomes.get(vector_id)
+        )
         passed = sum(outcome == "pass" for outcome in outcomes.values())
         rows.append([mode, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}", f"{elapsed / baseline:.2f}x",
                      f"{passed}/{len(outcomes)}", same])
     print(tabulate(rows, headers=["mode", "jobs", "wall s", "vectors/s", "vs persistent -j 1", "passed",
                                   "same outcomes"], tablefmt="simple"))
+    for line in differences:
+        print(f"differs from the first configuration: {line}")
     return 0
 
 

@@ -25,7 +25,7 @@ from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
 from conformance.corpus import coverage as coverage_module
 from conformance.corpus import scaffold as scaffold_module
 from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
-from conformance.runner.vectors import LEVELS, Corpus, load_corpus
+from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes")
@@ -84,27 +84,62 @@ class CheckOutcome:
 def check_corpus(dirs: list[Path]) -> CheckOutcome:
     """Everything `vectors check` reports, for these vector directories."""
     corpus = load_corpus(dirs)
-    outcome = CheckOutcome(corpus, [str(problem) for problem in corpus.problems])
     indexes: dict[Path, dict[str, Requirement] | None] = {}
+    index_messages: list[str] = []
     for root in dirs:
         path = root / INDEX_FILE if (root / INDEX_FILE).is_file() else resources.vectors_dir() / INDEX_FILE
         requirements, index_problems = load_index(path)
-        outcome.problems.extend(f"{INDEX_FILE}: {problem.where}: {problem.message}" if problem.where != INDEX_FILE
-                                else f"{problem.where}: {problem.message}" for problem in index_problems)
+        index_messages.extend(f"{INDEX_FILE}: {problem.where}: {problem.message}" if problem.where != INDEX_FILE
+                              else f"{problem.where}: {problem.message}" for problem in index_problems)
         indexes[Path(root).resolve()] = {r.id: r for r in requirements} if requirements else None
+    clear = {}
+    for root in dirs:
+        clear.update(_tag_problems(Path(root), indexes.get(Path(root).resolve())))
+    # The schema says a tag/ambiguity mismatch as "'tags' is a required property";
+    # where the scan above has a plainer message for that place, show that one.
+    loader_messages = [str(problem) for problem in corpus.problems
+                       if not ((problem.file, problem.json_path) in clear and "is a required property" in problem.message)]
+    outcome = CheckOutcome(corpus, loader_messages + [m for ms in clear.values() for m in ms] + index_messages)
     known_ambiguities = documented_ambiguities()
     for vector in corpus.vectors:
-        index = indexes.get(Path(vector.root).resolve())
         where = f"{vector.file}: vector {vector.id!r}"
-        if index is not None:
-            unknown = [rid for rid in vector.requirements if rid not in index]
-            if unknown:
-                outcome.problems.append(f"{where}: requirement(s) not in {INDEX_FILE}: {', '.join(unknown)}")
         if vector.ambiguity and known_ambiguities is not None and vector.ambiguity not in known_ambiguities:
             outcome.warnings.append(f"{where}: ambiguity {vector.ambiguity} is not documented in docs/spec-ambiguities.md")
         if vector.title.startswith(scaffold_module.TODO) or (vector.note or "").startswith(scaffold_module.TODO):
             outcome.warnings.append(f"{where}: still a scaffold (TODO in its title or note)")
     return outcome
+
+
+def _tag_problems(root: Path, index: dict[str, Requirement] | None) -> dict[tuple[str, str], list[str]]:
+    """Per (file, vector path): an `ambiguous` tag without `ambiguity` or the
+    reverse, and requirement ids not in the index, read from the raw files so
+    that they are reported even when a file fails the schema for another reason."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in vector_files(root):
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue  # the loader reports it
+        raw_vectors = document.get("vectors") if isinstance(document, dict) else None
+        shown = str(Path(root.name) / path.relative_to(root))
+        for position, raw in enumerate(raw_vectors if isinstance(raw_vectors, list) else []):
+            if not isinstance(raw, dict):
+                continue
+            where = f"$.vectors[{position}]"
+            name = f"{shown}: at {where}: vector {raw.get('id')!r}"
+            messages = []
+            tags = raw.get("tags") if isinstance(raw.get("tags"), list) else []
+            if "ambiguous" in tags and "ambiguity" not in raw:
+                messages.append(f"{name}: tagged 'ambiguous' but names no \"ambiguity\" (an AMB-... id of docs/spec-ambiguities.md)")
+            if "ambiguity" in raw and "ambiguous" not in tags:
+                messages.append(f"{name}: names ambiguity {raw['ambiguity']!r} but lacks the tag 'ambiguous'")
+            if index is not None and isinstance(raw.get("requirements"), list):
+                unknown = [rid for rid in raw["requirements"] if isinstance(rid, str) and rid not in index]
+                if unknown:
+                    messages.append(f"{name}: requirement(s) not in {INDEX_FILE}: {', '.join(unknown)}")
+            if messages:
+                found[(shown, where)] = messages
+    return found
 
 
 def documented_ambiguities() -> set[str] | None:

@@ -31,6 +31,7 @@ LOCK_FILE = "session.json.lock"
 QUARANTINE_SUFFIX = ".quarantine-"
 LEGACY_TYPES = {"user", "feedback", "project", "reference"}
 _LINK = re.compile(r"^[^/\\\x00]+$")
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def decode(data: bytes) -> str:
@@ -189,11 +190,12 @@ def edit_frontmatter(text: str, changes: dict, unset: list[str]) -> str:
     """Replace, add or remove top-level keys of the frontmatter block by lines."""
     newline = "\r\n" if "\r\n" in text else "\n"
     parsed = frontmatter.parse_entry_text(text)
-    lines = text.splitlines(keepends=True)
+    lines = _LINES.findall(text)  # the parser's line breaks: \r\n, \r or \n
     if not parsed.has_frontmatter:
         block = frontmatter.serialize_frontmatter(changes).replace("\n", newline)
         return block + text
-    start, end = parsed.frontmatter_start, parsed.body_start - 2  # 0-based opening and closing `---`
+    # 0-based indexes of the opening and the closing `---` (the parser counts from 1).
+    start, end = parsed.frontmatter_start - 1, parsed.body_start - 2
     blocks = _key_blocks(lines, start + 1, end)
     removed = set(unset) | set(changes)
     kept: list[str] = []

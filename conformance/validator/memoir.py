@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from conformance.validator import rules
 from conformance.validator.diagnostics import Diagnostic, diagnostic
-from conformance.validator.memoir_entry import EntrySummary, check_entry
+from conformance.validator.memoir_entry import EntrySummary, check_entry, prepare
 from conformance.validator.memoir_session import check_session
 from conformance.validator.memoir_store import check_store
 from conformance.validator.secrets import scan as scan_secrets
@@ -93,6 +93,7 @@ def _scans(paths: list[str]) -> list[StoreScan]:
 def _map(sources: list[Source], jobs: int) -> list[tuple[list[Diagnostic], EntrySummary | None]]:
     if jobs <= 1 or len(sources) < PARALLEL_THRESHOLD:
         return [check_source(source) for source in sources]
+    prepare()  # the schema compiled once here, inherited by forked workers
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, len(sources) // (jobs * 8))

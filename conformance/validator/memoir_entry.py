@@ -79,8 +79,19 @@ class EntrySummary:
     links: tuple[tuple[str, int, int], ...]   # (target, line, column) of each first occurrence
 
 
+_INDEX_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)")
+
+
 def is_index_name(link: str) -> bool:
     return link.casefold() in INDEX_NAMES
+
+
+def looks_like_index(body: str) -> int:
+    """How many index lines ("- [title](file.md) ...") a bare file has, when
+    they are at least half of its text lines (else 0)."""
+    lines = [line for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    links = sum(1 for line in lines if _INDEX_LINE.match(line))
+    return links if links >= 3 and links * 2 >= len(lines) else 0
 
 
 def check_entry(display: str, link: str, text: str) -> tuple[list[Diagnostic], EntrySummary]:
@@ -89,16 +100,18 @@ def check_entry(display: str, link: str, text: str) -> tuple[list[Diagnostic], E
     entry = read_parsed(link, parsed)
     found: list[Diagnostic] = []
     written_type = _written_type(parsed.fields)
+    index_lines = 0 if parsed.has_frontmatter or is_index_name(link) else looks_like_index(text)
     summary = EntrySummary(
         display, link, entry["name"], entry["type"], written_type, entry["status"],
-        is_index=not parsed.has_frontmatter and is_index_name(link),
+        is_index=not parsed.has_frontmatter and (is_index_name(link) or index_lines > 0),
         links=tuple(_link_places(text, entry["links"], parsed.body_start if parsed.has_frontmatter else 1)),
     )
     if summary.is_index:
+        what = (f"{link}.md is an index or readme of the memory directory" if not index_lines
+                else f"{link}.md looks like an index ({index_lines} '- [title](file.md)' lines)")
         found.append(diagnostic(
             rules.INDEX_FILE, display,
-            f"{link}.md is an index or readme of the memory directory, not an entry: readers list it as an "
-            f"opaque entry {link!r} without type"))
+            f"{what}, not an entry: readers list it as an opaque entry {link!r} without type"))
         return found, summary
 
     for problem in parsed.problems:
@@ -425,6 +438,11 @@ def _thaw(shape: object) -> object:
             return [_thaw(item) for item in shape[1:]]
         return {key: _thaw(item) for key, item in shape[1:]}
     return shape
+
+
+def prepare() -> None:
+    """Compile the entry schema now (before worker processes fork)."""
+    _date_pattern()
 
 
 @lru_cache(maxsize=1)

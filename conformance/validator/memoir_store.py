@@ -69,10 +69,11 @@ def _prefix_findings(entry: EntrySummary) -> list[Diagnostic]:
     expected = {f"{written}_"}
     if isinstance(read, str):
         expected.add(f"{read}_")
-    if entry.link.startswith(tuple(expected)):
+    folded = entry.link.casefold()  # case is the slug rule's business
+    if folded.startswith(tuple(expected)):
         return []
     reads = f" (reads as {read!r})" if read != written else ""
-    other = next((prefix for prefix in _KNOWN_PREFIXES if entry.link.startswith(prefix)), None)
+    other = next((prefix for prefix in _KNOWN_PREFIXES if folded.startswith(prefix)), None)
     if other:
         message = f"link name prefix {other!r} disagrees with type {written!r}{reads}"
     else:

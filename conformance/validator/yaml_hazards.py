@@ -35,8 +35,8 @@ _FLOAT = re.compile(
 )
 _BOOLEANS = {"true", "True", "TRUE", "false", "False", "FALSE"}
 _NULLS = {"null", "Null", "NULL", "~"}
-_YAML11_BOOLEANS = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
-                    "y", "Y", "n", "N"}
+# PyYAML's YAML 1.1 booleans (it leaves the spec's y/n alone).
+_YAML11_BOOLEANS = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
 _LINE_READS = {"true": True, "false": False, "null": None, "~": None}
 _QUOTE_OR_INDICATOR = set("\"'&*!|>[{")
 _REJECT_START = set("`@%")

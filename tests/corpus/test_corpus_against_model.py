@@ -15,6 +15,7 @@ from conformance.runner.vectors import load_corpus
 
 CORPUS = load_corpus([resources.vectors_dir()])
 
+
 def _params():
     for vector in CORPUS.vectors:
         marks = [pytest.mark.slow] if vector.op == "concurrent_writes" else []

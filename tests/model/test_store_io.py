@@ -115,3 +115,14 @@ def test_write_entry_stamps_and_refuses_legacy_and_escapes(tmp_path):
         with pytest.raises(WriterError):
             store.write_entry(tmp_path, link, fields, "", stamp())
     assert not (tmp_path / "escape.md").exists()
+
+
+@pytest.mark.parametrize("preamble", ["", "<!-- note -->\n\n"])
+def test_update_entry_replaces_the_first_key_in_place(tmp_path, preamble):
+    (tmp_path / "memory").mkdir()
+    path = tmp_path / "memory" / "fact_a.md"
+    path.write_bytes((preamble + "---\r\nname: old\r\ntype: fact\r\n---\r\nbody\r\n").encode())
+    store.update_entry(tmp_path, "fact_a", {"name": "new"}, [], stamp())
+    assert path.read_bytes().decode() == (
+        preamble + "---\r\nname: new\r\ntype: fact\r\nupdated: \"2026-05-01T10:00:00.000Z\"\r\n---\r\nbody\r\n"
+    )
