@@ -89,10 +89,9 @@ def check_corpus(dirs: list[Path]) -> CheckOutcome:
     for root in dirs:
         path = root / INDEX_FILE if (root / INDEX_FILE).is_file() else resources.vectors_dir() / INDEX_FILE
         requirements, index_problems = load_index(path)
-        index_messages.extend(f"{INDEX_FILE}: {problem.where}: {problem.message}" if problem.where != INDEX_FILE
-                              else f"{problem.where}: {problem.message}" for problem in index_problems)
+        index_messages.extend(str(problem) for problem in index_problems)
         indexes[Path(root).resolve()] = {r.id: r for r in requirements} if requirements else None
-    clear = {}
+    clear: dict[tuple[str, str], list[str]] = {}
     for root in dirs:
         clear.update(_tag_problems(Path(root), indexes.get(Path(root).resolve())))
     # The schema says a tag/ambiguity mismatch as "'tags' is a required property";

@@ -153,3 +153,168 @@ def json_values() -> st.SearchStrategy[object]:
         lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
         max_leaves=20,
     )
+
+
+# --- crowding: more items than the declared caps hold ------------------------
+#
+# The identity alphabet above has six texts, fewer than most caps, so cap
+# rotation, parking and re-splitting (spec 4.1, 5.2) would never happen.
+# Fillers are numbered items with distinct dates, drawn as one count so that
+# they shrink away whole. Both replicas draw from the same numbered names, so
+# crowded lists collide too.
+
+FILLER_TEXT = {
+    "goals": "goal {n:02d}",
+    "next_actions": "task {n:02d}",
+    "parked_actions": "task {n:02d}",
+    "completed_actions": "task {n:02d}",
+    "completed_goals": "goal {n:02d}",
+    "open_questions": "question {n:02d}",
+    "decisions": "decision {n:02d}",
+}
+CROWDABLE = (*FILLER_TEXT, "history")
+
+
+def filler_date(n: int) -> str:
+    """Distinct instants a minute apart, between the INSTANTS above."""
+    return f"2026-02-01T{n // 60:02d}:{n % 60:02d}:00.000Z"
+
+
+def crowd_limit(name: str, caps: dict) -> int:
+    """Enough items to overflow the list's cap (for actions: live and parked together)."""
+    if name in ("next_actions", "parked_actions"):
+        return caps["next_actions"] + caps["parked_actions"] + 2
+    if name == "history":
+        return caps["history"] + 2
+    return caps[name] + 2
+
+
+def filler_items(name: str, count: int, offset: int, machine_id: str) -> list[dict]:
+    """`count` numbered items of list `name`, dated from `offset` minutes on."""
+    if name == "history":
+        return [{"date": filler_date(offset + n), "machine_id": machine_id, "summary": f"session {n:02d}"}
+                for n in range(count)]
+    from conformance.model.session import DATE_FIELD
+
+    field = DATE_FIELD[name]
+    items = []
+    for n in range(count):
+        item = {"text": FILLER_TEXT[name].format(n=n), field: filler_date(offset + n)}
+        if name not in ("completed_actions", "completed_goals"):
+            item["machine_id"] = machine_id
+        if name == "parked_actions":
+            item["parked_at"] = filler_date(offset + n + 1)
+        items.append(item)
+    return items
+
+
+def fillers(name: str, limit: int) -> st.SearchStrategy[list[dict]]:
+    return st.builds(filler_items, st.just(name), st.integers(0, limit), st.integers(0, 5), machine_ids())
+
+
+def default_caps(caps: dict | None = None) -> dict:
+    from conformance.model.session import DEFAULT_CAPS
+
+    return {**DEFAULT_CAPS, **(caps or {})}
+
+
+@st.composite
+def crowded_sessions(draw, caps: dict | None = None, max_items: int = 4) -> dict:
+    """`sessions()`, and about one time in four some lists crowded past their caps."""
+    caps = default_caps(caps)
+    session = draw(sessions(max_items))
+    if draw(st.integers(0, 3)) != 0:
+        return session
+    session = {**session, "current": dict(session["current"])}
+    for name in draw(st.lists(st.sampled_from(CROWDABLE), min_size=1, max_size=3, unique=True)):
+        extra = draw(fillers(name, crowd_limit(name, caps)))
+        if name == "history":
+            session["history"] = list(session.get("history", [])) + extra
+        else:
+            session["current"][name] = list(session["current"].get(name, [])) + extra
+    return session
+
+
+def as_text(session: dict) -> str:
+    return json.dumps(session, indent=2)
+
+
+def degraded_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:
+    """A replica that must contribute nothing to a merge (spec 6): a newer version, or cut short."""
+    newer = crowded_sessions(caps, max_items).map(lambda s: json.dumps({**s, "version": 2}))
+    broken = crowded_sessions(caps, max_items).map(lambda s: as_text(s)[: len(as_text(s)) // 2])
+    return st.one_of(newer, broken)
+
+
+def crowded_replica_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:
+    """`replica_texts()` over crowded sessions: mostly valid, now and then degraded."""
+    valid = crowded_sessions(caps, max_items).map(as_text)
+    return st.one_of(valid, valid, valid, valid, degraded_texts(caps, max_items))
+
+
+# --- stale replicas: copies that have not pulled the tombstones -------------
+
+def _purged_texts() -> dict[str, str]:
+    """text_hash -> a text with that identity, for un-purging the alphabet's decisions."""
+    return {text_hash(text): text for text in BASE_TEXTS}
+
+
+STALE_DATES = (None, "1999-12-31", "2026-01-01")
+
+
+@st.composite
+def stale_replicas(draw, replicas: list[dict]) -> dict:
+    """A replica still holding un-hidden, un-purged and un-completed copies of
+    what `replicas` tombstoned, with any dates (spec 5.3: the resurrection case),
+    and none of the tombstones themselves."""
+    purged = _purged_texts()
+    decisions, actions, goals = [], [], []
+    for replica in replicas:
+        current = replica.get("current", {}) if isinstance(replica, dict) else {}
+        for decision in current.get("decisions", []) if isinstance(current.get("decisions"), list) else []:
+            if not isinstance(decision, dict) or decision.get("hidden") is not True:
+                continue
+            text = purged.get(decision.get("text_hash")) if "text_hash" in decision else decision.get("text")
+            if not isinstance(text, str):
+                continue
+            copy = {"text": draw(st.sampled_from(text_variants(text))), "why": "stale copy"}
+            decisions.append(with_date(copy, "date", draw(dates())))
+        for name, field, target in (("completed_actions", "added", actions), ("completed_goals", "set_on", goals)):
+            for tombstone in current.get(name, []) if isinstance(current.get(name), list) else []:
+                if not isinstance(tombstone, dict) or not isinstance(tombstone.get("text"), str):
+                    continue
+                # A copy added no later than the completion: it must stay suppressed.
+                added = draw(st.sampled_from((tombstone.get("done_at"), *STALE_DATES)))
+                target.append(with_date({"text": draw(st.sampled_from(text_variants(tombstone["text"])))},
+                                        field, added if isinstance(added, str) else None))
+    extra = draw(sessions(max_items=2))
+    current = {**extra["current"], "completed_actions": [], "completed_goals": []}
+    current["decisions"] = draw(st.permutations(decisions)) + list(extra["current"].get("decisions", []))
+    current["next_actions"] = draw(st.permutations(actions)) + list(extra["current"].get("next_actions", []))
+    current["goals"] = goals + list(extra["current"].get("goals", []))
+    return {**extra, "current": current}
+
+
+# --- writer operations ----------------------------------------------------------
+
+def writer_texts() -> st.SearchStrategy[str]:
+    """Texts for writer ops: the colliding alphabet (spec 5.1), never blank."""
+    return identity_texts()
+
+
+def initial_session_texts() -> st.SearchStrategy[str | None]:
+    """What a store holds before a writer touches it: nothing, a small valid
+    session with unknown keys the writer must keep (spec 3.2, 6), or bytes
+    that are not JSON and must be quarantined, never discarded (spec 4.1)."""
+    known = st.fixed_dictionaries({
+        "version": st.just(1),
+        "x_top_level": unknown_values(),
+        "current": st.fixed_dictionaries({
+            "x_future_list": st.lists(unknown_values(), max_size=2),
+            "next_actions": st.lists(
+                st.builds(lambda item, extra: {**item, "x_item_field": extra}, list_items("added"), unknown_values()),
+                max_size=2, unique_by=lambda item: text_hash(item["text"])),
+        }),
+    }).map(as_text)
+    broken = st.sampled_from(['{"version": 1, "current": {', "not json at all\n"])
+    return st.one_of(st.none(), known, known, broken)

@@ -200,6 +200,9 @@ _KEY_END = re.compile(r":(?=[ \t]|$)")
 _KEY_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
 _BLOCK_INDICATOR = re.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?$")
 _INTEGER = re.compile(r"-?[0-9]+$")
+# Past this depth a block is skipped, not read (the subset allows 1; real
+# files reach 2): bounded work and recursion on any input.
+_MAX_DEPTH = 8
 
 
 @dataclass(slots=True)
@@ -286,6 +289,8 @@ class _FrontmatterReader:
         if following is None:
             return None
         is_item = following.content.startswith("- ") or following.content == "-"
+        if depth >= _MAX_DEPTH and following.indent >= parent.indent and (following.indent > parent.indent or is_item):
+            return self.skip_deeper(parent.indent, following)
         if following.indent > parent.indent:
             if depth >= 1:
                 kind = "list" if is_item else "mapping"
@@ -314,6 +319,14 @@ class _FrontmatterReader:
             self.read_mapping_entry(mapping, line, depth, path)
         return mapping
 
+    def skip_deeper(self, indent: int, first: _Line) -> None:
+        """Past the nesting limit: skip the whole block, reading nothing of it."""
+        self.note("deep-nesting", first.number, first.indent + 1,
+                  f"nesting deeper than {_MAX_DEPTH} levels; the block is not read")
+        while (line := self.peek()) is not None and line.indent > indent:
+            self.position += 1
+        return None
+
     # -- lists -----------------------------------------------------------
 
     def read_list(self, indent: int, depth: int, path: str) -> list:
@@ -333,7 +346,9 @@ class _FrontmatterReader:
             self.places.append((f"{path}[]", line.number, item_column if raw_item else line.indent + 1, raw_item))
             if not raw_item:
                 nested = self.peek()
-                if nested is not None and nested.indent > line.indent:
+                if nested is not None and nested.indent > line.indent and depth >= _MAX_DEPTH:
+                    items.append(self.skip_deeper(line.indent, nested))
+                elif nested is not None and nested.indent > line.indent:
                     self.note("deep-nesting", nested.number, nested.indent + 1,
                               "a block nested inside a list item; lists hold strings only. Read as given")
                     nested_is_item = nested.content.startswith("- ") or nested.content == "-"

@@ -35,6 +35,23 @@ _OTHER_DATE_FIELDS = ("hidden_at", "parked_at", "done_at")
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
+MAX_DEPTH = 64  # a session nests 5 levels; past this nothing is a session
+
+
+def _deeper_than(data: object, limit: int) -> bool:
+    """Whether JSON data nests deeper than `limit` (iteratively: no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+    return False
+
+
 def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
@@ -62,6 +79,11 @@ def check_session(display: str, text: str) -> list[Diagnostic]:
         return [diagnostic(
             rules.SESSION_JSON, display,
             f"not JSON ({str(error) or 'nested too deeply'}): readers quarantine the file and start from an empty session")]
+    if _deeper_than(data, MAX_DEPTH):
+        return [diagnostic(
+            rules.SESSION_SCHEMA, display,
+            f"values nested more than {MAX_DEPTH} levels deep: not a session (readers degrade it); not checked further",
+            1, 1)]
     found: list[Diagnostic] = []
 
     def at(path: tuple) -> tuple[int, int]:

@@ -33,8 +33,8 @@ _PATTERNS = {
 _GROUPS = {f"k{index}": kind for index, kind in enumerate(_PATTERNS)}
 _SCANNER = re.compile("|".join(f"(?P<k{index}>{pattern})" for index, pattern in enumerate(_PATTERNS.values())))
 # Cheap first pass: every pattern contains one of these.
-_HINTS = ("PRIVATE KEY", "AKIA", "ASIA", "ws_secret", "WS_SECRET", "gh", "github_pat_", "glpat-", "xox",
-          "hooks.slack.com", "AIza", "sk-", "k_live_", "npm_", "pypi-", "hf_", "eyJ")
+_HINTS = ("PRIVATE KEY", "AKIA", "ASIA", "ws_secret", "WS_SECRET", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+          "github_pat_", "glpat-", "xox", "hooks.slack.com", "AIza", "sk-", "k_live_", "npm_", "pypi-", "hf_", "eyJ")
 
 SECRET_KINDS = tuple(_PATTERNS)
 

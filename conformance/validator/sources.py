@@ -44,7 +44,7 @@ def read_bounded(path: str | Path, limit: int = MAX_BYTES) -> FileText:
     try:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)
-            size = os.fstat(handle.fileno()).st_size
+            size = os.fstat(handle.fileno()).st_size if len(data) > limit else len(data)
     except OSError as error:
         return FileText(None, error=error.strerror or str(error))
     truncated = len(data) > limit

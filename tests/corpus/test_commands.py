@@ -51,7 +51,7 @@ def test_check_reports_duplicate_ids_and_schema_errors(tmp_path, capsys):
     assert main(["vectors", "check", str(root)]) == 1
     out = capsys.readouterr().out
     assert "duplicate vector id 'merge.example'" in out
-    assert "y.json" in out and "ambiguity" in out
+    assert "y.json" in out and "tagged 'ambiguous' but names no \"ambiguity\"" in out
 
 
 def test_check_reports_a_missing_golden_store(tmp_path, capsys):

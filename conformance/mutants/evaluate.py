@@ -1,0 +1,217 @@
+"""Running the corpus against the reference adapter and every mutant, and judging each.
+
+Every run goes through the real adapter protocol: the mutant is a
+subprocess, in persistent mode, taking the vectors one at a time (the
+concurrency vectors start their own extra processes). Several runs may go
+at once (`jobs`), one thread each; the adapters are separate processes.
+
+A mutant is *killed* when it does not earn Full and at least one vector of
+the level its bug belongs to catches it. A vector *catches* a mutant when
+it decides levels (MUST-level, not advisory), passes against the reference
+adapter and fails (or errors) against the mutant: a vector that the
+reference fails too shows nothing about the mutant.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance import SPEC_VERSION, resources
+from conformance.mutants.registry import Mutant
+from conformance.protocol.client import DEFAULT_TIMEOUT
+from conformance.protocol.messages import AdapterFault
+from conformance.protocol.process import StartError
+from conformance.runner.execute import ERROR, FAIL, PASS
+from conformance.runner.grading import Grade, GradedVector, claimed_level, grade, grade_vectors
+from conformance.runner.implementations import AdapterImplementation
+from conformance.runner.requirements import RequirementIndex, load_requirements
+from conformance.runner.run import run_vectors
+from conformance.runner.selection import Filters, select
+from conformance.runner.vectors import LEVELS, Vector, load_corpus
+
+FAILED = (FAIL, ERROR)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The vectors every run executes: the whole bundled corpus at the current spec version."""
+
+    vectors: list[Vector]
+    index: RequirementIndex
+    corpus_digest: str
+
+
+def load_selection(extra_roots: Sequence[Path] = ()) -> Selection | str:
+    """The bundled corpus (plus `extra_roots`), or a message saying why it cannot run."""
+    corpus = load_corpus([resources.vectors_dir(), *extra_roots])
+    if corpus.problems:
+        shown = "\n".join(f"  {problem}" for problem in corpus.problems[:10])
+        return f"{len(corpus.problems)} problem(s) in the vector files:\n{shown}"
+    index = load_requirements(resources.vectors_dir() / "requirements.json")
+    vectors, _newer = select(corpus.vectors, Filters(), index, SPEC_VERSION)
+    if not vectors:
+        return "the corpus has no vectors"
+    return Selection(vectors, index, corpus.digest)
+
+
+@dataclass
+class AdapterRun:
+    """One run of the selection against one adapter command."""
+
+    label: str
+    claimed: str | None = None
+    graded: list[GradedVector] = field(default_factory=list)
+    grade: Grade | None = None
+    fault: str | None = None          # the adapter could not be started or described
+    duration: float = 0.0
+
+    @property
+    def earned(self) -> str | None:
+        return self.grade.earned if self.grade else None
+
+    @property
+    def lost(self) -> str | None:
+        """The lowest level not earned (None when Full is earned)."""
+        if self.earned == LEVELS[-1]:
+            return None
+        return LEVELS[0] if self.earned is None else LEVELS[LEVELS.index(self.earned) + 1]
+
+    def outcomes(self) -> dict[str, str]:
+        return {item.vector.id: item.result.outcome for item in self.graded}
+
+
+def run_adapter(label: str, command: Sequence[str], selection: Selection,
+                timeout: float = DEFAULT_TIMEOUT) -> AdapterRun:
+    """Run every selected vector against `command`, persistent mode, one vector at a time."""
+    run = AdapterRun(label)
+    started = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix=f"memoir-mutants-{label}-"))
+    implementation = None
+    try:
+        try:
+            implementation = AdapterImplementation(list(command), workdir=workdir / "adapters", timeout=timeout)
+        except StartError as error:
+            run.fault = f"cannot start the adapter: {error}"
+            return run
+        described = implementation.describe()
+        if isinstance(described, AdapterFault):
+            tail = described.stderr_tail.strip()
+            run.fault = f"cannot describe the adapter: {described}" + (f"; stderr: {tail[-500:]}" if tail else "")
+            return run
+        results = run_vectors(selection.vectors, implementation, described, workdir / "vectors")
+        run.graded = grade_vectors(selection.vectors, results, selection.index)
+        run.claimed = claimed_level(described.claims, None)
+        run.grade = grade(run.graded, SPEC_VERSION, run.claimed)
+        return run
+    finally:
+        if implementation is not None:
+            implementation.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+        run.duration = time.monotonic() - started
+
+
+@dataclass
+class Verdict:
+    """What the corpus made of one mutant."""
+
+    mutant: Mutant
+    run: AdapterRun
+    caught: list[GradedVector]        # deciding vectors that pass on the reference and fail here
+    other_failures: list[GradedVector]  # SHOULD-level or advisory vectors that fail here only
+
+    @property
+    def caught_at_level(self) -> list[GradedVector]:
+        """The catching vectors of the level the mutant's bug belongs to."""
+        return [item for item in self.caught if item.vector.level == self.mutant.level]
+
+    @property
+    def killed(self) -> bool:
+        return self.run.fault is None and self.run.earned != LEVELS[-1] and bool(self.caught_at_level)
+
+    @property
+    def why_not_killed(self) -> str | None:
+        if self.killed:
+            return None
+        if self.run.fault:
+            return self.run.fault
+        if self.run.earned == LEVELS[-1]:
+            return "it earned Full: no deciding vector fails against it"
+        if not self.caught:
+            return "every vector it fails also fails against the reference"
+        levels = sorted({item.vector.level for item in self.caught}, key=LEVELS.index)
+        return (f"no {self.mutant.level} vector catches it (only {', '.join(levels)} vectors do): "
+                f"the corpus lacks a {self.mutant.level} vector for this rule")
+
+
+def judge(mutant: Mutant, run: AdapterRun, reference: AdapterRun) -> Verdict:
+    passed_on_reference = {vector_id for vector_id, outcome in reference.outcomes().items() if outcome == PASS}
+    caught, other = [], []
+    for item in run.graded:
+        if item.result.outcome not in FAILED or item.vector.id not in passed_on_reference:
+            continue
+        (caught if item.decides else other).append(item)
+    # The vectors of the mutant's own level first: they are the evidence that kills it.
+    caught.sort(key=lambda item: (item.vector.level != mutant.level, item.vector.id))
+    return Verdict(mutant, run, caught, other)
+
+
+@dataclass
+class MutationRun:
+    """The reference run and one verdict per mutant."""
+
+    selection: Selection
+    reference: AdapterRun
+    verdicts: list[Verdict]
+    jobs: int
+    duration: float
+
+    @property
+    def killed(self) -> int:
+        return sum(verdict.killed for verdict in self.verdicts)
+
+    @property
+    def total(self) -> int:
+        return len(self.verdicts)
+
+    @property
+    def reference_conforms(self) -> bool:
+        return self.reference.fault is None and self.reference.earned == LEVELS[-1]
+
+    @property
+    def ok(self) -> bool:
+        return self.reference_conforms and self.killed == self.total
+
+
+def reference_command() -> list[str]:
+    import sys
+
+    return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
+
+
+def run_mutants(mutants: Sequence[Mutant], selection: Selection, jobs: int = 1,
+                timeout: float = DEFAULT_TIMEOUT,
+                on_run: Callable[[AdapterRun], None] | None = None) -> MutationRun:
+    """Run the reference and every mutant (`jobs` runs at a time) and judge each mutant."""
+    started = time.monotonic()
+    lock = threading.Lock()
+
+    def one(label: str, command: list[str]) -> AdapterRun:
+        run = run_adapter(label, command, selection, timeout)
+        if on_run:
+            with lock:
+                on_run(run)
+        return run
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        reference_future = pool.submit(one, "reference", reference_command())
+        futures = [(mutant, pool.submit(one, mutant.name, mutant.command())) for mutant in mutants]
+        reference = reference_future.result()
+        verdicts = [judge(mutant, future.result(), reference) for mutant, future in futures]
+    return MutationRun(selection, reference, verdicts, max(1, jobs), time.monotonic() - started)
