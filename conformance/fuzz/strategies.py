@@ -10,6 +10,7 @@ Merges of such replicas hit every rule of spec 5 within a few examples.
 
 from __future__ import annotations
 
+import functools
 import json
 
 from hypothesis import strategies as st
@@ -122,8 +123,12 @@ def machines() -> st.SearchStrategy[dict]:
     return st.dictionaries(machine_ids(), entry, max_size=3)
 
 
+@functools.cache
 def sessions(max_items: int = 4) -> st.SearchStrategy[dict]:
-    """A version-1 session object (as `json.loads` would give it)."""
+    """A version-1 session object (as `json.loads` would give it).
+
+    Cached: strategies are immutable, and building this one is costly enough
+    to matter when a composite strategy draws from it on every example."""
     return st.fixed_dictionaries(
         {"version": st.just(1), "current": current_sections(max_items)},
         optional={
@@ -218,32 +223,51 @@ def default_caps(caps: dict | None = None) -> dict:
     return {**DEFAULT_CAPS, **(caps or {})}
 
 
-@st.composite
-def crowded_sessions(draw, caps: dict | None = None, max_items: int = 4) -> dict:
+def crowded_sessions(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[dict]:
     """`sessions()`, and about one time in four some lists crowded past their caps."""
-    caps = default_caps(caps)
-    session = draw(sessions(max_items))
-    if draw(st.integers(0, 3)) != 0:
+    return _crowded_sessions(tuple(sorted(default_caps(caps).items())), max_items)
+
+
+@functools.cache
+def _crowded_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[dict]:
+    caps = dict(caps_items)
+    base = sessions(max_items)
+    crowd = {name: fillers(name, crowd_limit(name, caps)) for name in CROWDABLE}
+    which = st.lists(st.sampled_from(CROWDABLE), min_size=1, max_size=3, unique=True)
+    one_in_four = st.integers(0, 3)
+
+    @st.composite
+    def build(draw) -> dict:
+        session = draw(base)
+        if draw(one_in_four) != 0:
+            return session
+        session = {**session, "current": dict(session["current"])}
+        for name in draw(which):
+            extra = draw(crowd[name])
+            if name == "history":
+                session["history"] = list(session.get("history", [])) + extra
+            else:
+                session["current"][name] = list(session["current"].get(name, [])) + extra
         return session
-    session = {**session, "current": dict(session["current"])}
-    for name in draw(st.lists(st.sampled_from(CROWDABLE), min_size=1, max_size=3, unique=True)):
-        extra = draw(fillers(name, crowd_limit(name, caps)))
-        if name == "history":
-            session["history"] = list(session.get("history", [])) + extra
-        else:
-            session["current"][name] = list(session["current"].get(name, [])) + extra
-    return session
+
+    return build()
 
 
 def as_text(session: dict) -> str:
     return json.dumps(session, indent=2)
 
 
-def degraded_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:
-    """A replica that must contribute nothing to a merge (spec 6): a newer version, or cut short."""
+@functools.cache
+def _degraded_texts(caps_items: tuple, max_items: int) -> st.SearchStrategy[str]:
+    caps = dict(caps_items)
     newer = crowded_sessions(caps, max_items).map(lambda s: json.dumps({**s, "version": 2}))
     broken = crowded_sessions(caps, max_items).map(lambda s: as_text(s)[: len(as_text(s)) // 2])
     return st.one_of(newer, broken)
+
+
+def degraded_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:
+    """A replica that must contribute nothing to a merge (spec 6): a newer version, or cut short."""
+    return _degraded_texts(tuple(sorted(default_caps(caps).items())), max_items)
 
 
 def crowded_replica_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:

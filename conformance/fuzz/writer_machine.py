@@ -247,7 +247,7 @@ def machine_for(run: WriterRun) -> type[RuleBasedStateMachine]:
             """One op on both sides, then the comparison; False after a failure."""
             run.on_step()
             before_model = copy.deepcopy(self.model)
-            before_text = self._model_text(before_model) if self.trace else self.initial_text
+            first_step = not self.trace
             run.pacer.wait()
             result = subject.write(self.store, op, args)
             run.pacer.done()
@@ -268,6 +268,7 @@ def machine_for(run: WriterRun) -> type[RuleBasedStateMachine]:
             if problem is None:
                 return True
             message, requirement, expected_view, actual_view, focus = problem
+            before_text = self.initial_text if first_step else self._model_text(before_model)
             run.failures += 1
             run.failure = Counterexample(
                 PROPERTY, requirement, _section_of(requirement), f"after step {len(self.trace)} ({op}): {message}",

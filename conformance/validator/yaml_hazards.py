@@ -51,8 +51,13 @@ class Hazard:
     message: str
 
 
+_TYPED_STARTS = frozenset("0123456789+-.~nNtTfFyYoO")
+
+
 def yaml_type(plain: str) -> str | None:
     """What a YAML engine reads an unquoted value as, when not a string."""
+    if not plain or plain[0] not in _TYPED_STARTS:
+        return None  # every typed form starts with one of these
     if _TIMESTAMP.match(plain):
         return "a timestamp"
     if _DATE.match(plain):
@@ -141,9 +146,15 @@ def _plain_rejection(key: str, line: int, column: int, value: str) -> Hazard | N
 
 
 def _comment_start(value: str) -> int:
-    """Offset of the ' #' or tab-# that starts a YAML comment in a plain value, or -1."""
-    match = re.search(r"[ \t]#", value)
+    """Offset of the '#' that starts a YAML comment in a plain value (after a
+    space or tab), or -1."""
+    if "#" not in value:
+        return -1
+    match = _COMMENT.search(value)
     return match.start() + 1 if match else -1
+
+
+_COMMENT = re.compile(r"[ \t]#")
 
 
 def _refers_to_anchors(parsed: ParsedEntry) -> bool:

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Mutant 07: completing an action removes it but records no tombstone.
 
-Breaks spec 5.3.2 (completing a next action removes it from `next_actions`
-AND records `{text, done_at}` in `completed_actions`; removal alone lets any
-stale replica resurrect it), requirements S5.3.2-complete-removes-and-records
-and S5.3-removals-as-tombstones. Level: writer.
+Breaks spec 5.3 (removals MUST be represented as tombstones) and 5.3.2
+(completing a next action removes it from `next_actions` AND records
+`{text, done_at}` in `completed_actions`; removal alone lets any stale
+replica resurrect it), requirements S5.3-removals-as-tombstones and
+S5.3.2-complete-removes-and-records. Level: writer.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 Breaks spec 4.1 (readers encountering unparseable JSON MUST NOT discard the
 file silently: quarantine the original, then degrade to a safe empty state)
 and spec 6 (the worst case is a fresh empty state, with the original
-quarantined), requirement S4.1-unparseable-not-discarded. Level: writer:
-the file is lost on the next write, which replaces it with a fresh session
+quarantined), requirement S4.1-unparseable-not-discarded. Level: writer.
+
+The file is lost on the next write, which replaces it with a fresh session
 and keeps no copy of the original bytes.
 """
 

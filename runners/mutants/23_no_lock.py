@@ -20,7 +20,7 @@ import time
 
 from _mutant import replace, serve_mutant, wrap
 
-SLOW_DISK_SECONDS = 0.01
+SLOW_DISK_SECONDS = 0.005
 
 
 def mutate() -> None:

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conformance import resources
 from conformance.cli import main
 from conformance.runner.vectors import load_corpus
-
-KIT = resources.vectors_dir()
 
 
 def test_check_passes_on_the_corpus(capsys):

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from conformance import SPEC_VERSIONS
 from conformance.corpus.requirements import (
     KEYWORDS,
     LEVELS,
@@ -15,7 +16,6 @@ from conformance.corpus.requirements import (
     load_index,
     normalize_space,
 )
-from conformance import SPEC_VERSIONS
 
 
 def test_every_entry_is_well_formed(requirements):

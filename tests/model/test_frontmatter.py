@@ -320,3 +320,14 @@ def test_crlf_reads_like_lf(first, second):
     lf = parse_entry_text(lf_text)
     assert crlf.fields == lf.fields
     assert all("\r" not in value for value in crlf.fields.values() if isinstance(value, str))
+
+
+@pytest.mark.parametrize("block", [
+    "\n".join(" " * depth + f"k{depth}:" for depth in range(3000)),
+    "a:\n" + "\n".join(" " * depth + "-" for depth in range(3000)),
+])
+def test_nesting_is_bounded(block):
+    parsed = parse_entry_text(f"---\n{block}\n---\nbody")
+    assert parsed.body == "body"
+    assert sum(p.code == "deep-nesting" for p in parsed.problems) <= 10
+    assert any("not read" in p.message for p in parsed.problems)

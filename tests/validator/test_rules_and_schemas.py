@@ -87,3 +87,11 @@ def test_memoised_schema_verdict_equals_the_schema_verdict(fields):
     direct = sorted((tuple(e.absolute_path), e.validator) for e in validator.iter_errors(fields))
     memoised = sorted((path, keyword) for path, keyword, _expected, _missing in schema_errors(fields))
     assert memoised == direct
+
+
+def test_docs_list_every_memoir_rule_as_the_catalogue_says():
+    from conformance.validator.output import render_rules
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "validator.md").read_text(encoding="utf-8")
+    table = render_rules([rule for rule in rules.RULES], "markdown")
+    assert table in docs, "docs/validator.md is stale: regenerate with `memoir-conform rules --format markdown --kind memoir`"

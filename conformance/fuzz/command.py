@@ -1,0 +1,191 @@
+"""The `fuzz` subcommand: property-based conformance of an adapter (docs/fuzzing.md).
+
+Drives the implementation with generated replicas and writer-op sequences,
+checks the merge invariants of spec 5.4 (and a differential check against
+the reference model), and prints each shrunk counterexample as a readable
+diff; `--save-vectors DIR` turns it into a vector file that `memoir-conform
+run --vectors DIR` replays as a regression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from conformance.fuzz import report
+from conformance.fuzz.engine import ERROR, FAILED, SKIPPED, Budget, all_properties, run_properties
+from conformance.fuzz.export import save
+from conformance.fuzz.subject import Subject
+from conformance.protocol.client import DEFAULT_TIMEOUT
+from conformance.protocol.messages import AdapterFault
+from conformance.protocol.process import StartError
+from conformance.runner.implementations import AdapterImplementation
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+DEFAULT_EXAMPLES = 200
+
+DESCRIPTION = """\
+Property-based conformance: drive an adapter with generated session replicas
+and writer-op sequences built to collide, check the merge invariants of spec
+5.4 and agreement with the reference model, and print every counterexample,
+shrunk, as a readable diff. The same seed reproduces the same run. Without
+--adapter, the bundled reference adapter is fuzzed."""
+
+EPILOG = """\
+properties:
+{properties}
+
+exit codes:
+  0  no counterexample
+  1  a property found a counterexample
+  2  usage error, the adapter could not be started, or nothing could run"""
+
+
+def register(subparsers) -> None:
+    listing = "\n".join(f"  {info.name:<22} {info.title} ({info.requirement})" for info in all_properties())
+    parser = subparsers.add_parser(
+        "fuzz", help="property-based conformance: generated replicas and writer ops, shrunk counterexamples",
+        description=DESCRIPTION, epilog=EPILOG.format(properties=listing),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    target = parser.add_argument_group("implementation")
+    target.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
+    target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
+    target.add_argument("--timeout", metavar="S", type=_positive_float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
+    budget = parser.add_argument_group("budget")
+    budget.add_argument("--seed", type=_seed, help="the random seed (default: a fresh one, printed)")
+    budget.add_argument("--examples", metavar="N", type=_positive_int, default=DEFAULT_EXAMPLES,
+                        help=f"examples per property (default {DEFAULT_EXAMPLES}; writer-ops: op sequences)")
+    budget.add_argument("--max-seconds", metavar="S", type=_positive_float,
+                        help="stop generating after S seconds in all (shrinking a counterexample may take up to 60 s more)")
+    which = parser.add_argument_group("properties")
+    which.add_argument("--property", dest="properties", metavar="NAME", nargs="+", action="extend",
+                       help="only these properties (repeatable; see the list below)")
+    which.add_argument("--no-differential", action="store_true",
+                       help="skip the differential check against the reference model's merge")
+    output = parser.add_argument_group("output")
+    output.add_argument("--save-vectors", metavar="DIR", type=Path,
+                        help="write each counterexample as a vector file in DIR (replayed by `memoir-conform run --vectors DIR`)")
+    output.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    parser.set_defaults(handler=fuzz_command)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a seed cannot be negative")
+    return value
+
+
+def default_adapter() -> list[str]:
+    from conformance import resources
+
+    return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
+
+
+def _error(message: str) -> int:
+    print(f"memoir-conform fuzz: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def selected_properties(args) -> list[str] | str:
+    """The property names to run, in the listed order, or a message saying what is wrong."""
+    known = [info.name for info in all_properties()]
+    wanted = args.properties or known
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        return f"unknown propert{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)}; choose from {', '.join(known)}"
+    names = [name for name in known if name in wanted]
+    if args.no_differential:
+        differential = {info.name for info in all_properties() if info.name == "differential"}
+        names = [name for name in names if name not in differential]
+        if not names:
+            return "--no-differential leaves no property to run"
+    return names
+
+
+def fuzz_command(args) -> int:
+    names = selected_properties(args)
+    if isinstance(names, str):
+        return _error(names)
+    seed_value = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    workdir = Path(tempfile.mkdtemp(prefix="memoir-fuzz-"))
+    implementation = None
+    try:
+        command = args.adapter if args.adapter else default_adapter()
+        try:
+            implementation = AdapterImplementation(command, workdir=workdir / "adapters", oneshot=args.oneshot,
+                                                   timeout=args.timeout)
+        except StartError as error:
+            return _error(f"cannot start the adapter: {error}")
+        described = implementation.describe()
+        if isinstance(described, AdapterFault):
+            tail = described.stderr_tail.strip()
+            return _error(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""))
+        subject = Subject(implementation, described, workdir / "stores")
+        budget = Budget(seed=seed_value, examples=args.examples, max_seconds=args.max_seconds)
+        print(f"fuzzing {implementation.label} with seed {seed_value} ...", file=sys.stderr, flush=True)
+        run = run_properties(subject, names, budget, progress=_progress)
+        if all(result.status == SKIPPED for result in run.results):
+            return _error("no selected property can run against this adapter: "
+                          + "; ".join(f"{r.name}: {r.note}" for r in run.results))
+        saved = {}
+        if args.save_vectors is not None:
+            origin = f"property {{name}}, seed {seed_value}, against {described.name} {described.version}"
+            for result in run.failed:
+                if result.counterexample is not None and result.counterexample.case is not None:
+                    saved[result.name] = save(result.counterexample, args.save_vectors, implementation, subject.caps,
+                                              origin.format(name=result.name))
+        differential = not args.no_differential
+        print(report.render(run, implementation.label, described, subject.caps, saved, args.adapter, differential,
+                            args.oneshot))
+        if args.json is not None:
+            try:
+                report.write_json(args.json, report.to_json(run, implementation.label, described, subject.caps, saved,
+                                                            differential))
+            except OSError as error:
+                return _error(f"cannot write the report: {error}")
+        if run.failed:
+            return EXIT_FOUND
+        if any(result.status == ERROR for result in run.results):
+            return EXIT_USAGE
+        return EXIT_OK
+    finally:
+        if implementation is not None:
+            implementation.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _progress(result) -> None:
+    if sys.stderr.isatty():
+        print(report.property_line(result), file=sys.stderr, flush=True)
+    elif result.status == FAILED:
+        print(f"  {result.name}: counterexample found", file=sys.stderr, flush=True)

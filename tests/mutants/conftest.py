@@ -1,0 +1,47 @@
+"""Fixtures for the mutant tests: the mutant table, and one run of the corpus against every mutant.
+
+The full run (the reference adapter plus every mutant, each a real adapter
+subprocess taking the whole corpus) is done once per session and shared by
+the per-mutant tests; its wall time is shown in the terminal summary.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conformance.mutants.evaluate import MutationRun, load_selection, run_mutants
+from conformance.mutants.registry import load_registry
+
+_RUN_KEY = pytest.StashKey[MutationRun]()
+
+
+@pytest.fixture(scope="session")
+def registry():
+    loaded = load_registry()
+    assert loaded.problems == []
+    return loaded
+
+
+@pytest.fixture(scope="session")
+def mutation_run(registry, request) -> MutationRun:
+    selection = load_selection()
+    assert not isinstance(selection, str), selection
+    # One run per core: each run is one adapter process plus the runner's thread.
+    result = run_mutants(registry.mutants, selection, jobs=max(1, min(2, os.cpu_count() or 1)))
+    request.config.stash[_RUN_KEY] = result
+    return result
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    result = config.stash.get(_RUN_KEY, None)
+    if result is None:
+        return
+    slowest = max(result.verdicts, key=lambda verdict: verdict.run.duration, default=None)
+    terminalreporter.write_line(
+        f"mutants: {result.killed}/{result.total} killed; {result.total + 1} runs of "
+        f"{len(result.selection.vectors)} vectors in {result.duration:.1f}s with {result.jobs} jobs "
+        f"(reference {result.reference.duration:.1f}s"
+        + (f", slowest {slowest.mutant.name} {slowest.run.duration:.1f}s)" if slowest else ")")
+    )

@@ -1,0 +1,44 @@
+"""Every mutant is caught: the corpus, run through the adapter protocol, kills each one.
+
+One test per mutant of runners/mutants/mutants.json. A mutant is killed
+when it does not earn Full and a vector of the level its bug belongs to
+passes against the reference adapter but fails against the mutant. The
+run behind these tests is shared (tests/mutants/conftest.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.mutants.registry import load_registry
+from conformance.runner.execute import FAIL
+
+pytestmark = pytest.mark.slow
+
+MUTANTS = load_registry().mutants
+
+
+def test_the_reference_adapter_earns_full(mutation_run):
+    reference = mutation_run.reference
+    failing = sorted(vid for vid, outcome in reference.outcomes().items() if outcome != "pass")
+    assert reference.fault is None, reference.fault
+    assert reference.earned == "full", f"the reference earns {reference.earned}; not passing: {failing}"
+
+
+@pytest.mark.parametrize("name", [mutant.name for mutant in MUTANTS])
+def test_mutant_is_killed(mutation_run, name):
+    verdict = next(verdict for verdict in mutation_run.verdicts if verdict.mutant.name == name)
+    caught = [item.vector.id for item in verdict.caught]
+    assert verdict.killed, (
+        f"{name} ({verdict.mutant.rule}) survived: {verdict.why_not_killed}; "
+        f"earned {verdict.run.earned}; deciding vectors that caught it: {caught or 'none'}"
+    )
+    # Killed by a check that failed, not only by the mutant crashing or hanging.
+    failed_checks = [item.vector.id for item in verdict.caught_at_level if item.result.outcome == FAIL]
+    assert failed_checks, f"{name} is only caught by adapter errors: {caught}"
+    print(f"{name}: earned {verdict.run.earned}, caught by {len(caught)}: {', '.join(caught)}")
+
+
+def test_the_score_is_complete(mutation_run, registry):
+    assert mutation_run.total == len(registry.mutants) >= 26
+    assert mutation_run.killed == mutation_run.total
