@@ -4,8 +4,9 @@ Generates stores of 1,000, 10,000 and 100,000 entries (every type, both
 frontmatter dialects, legacy vocabularies, bare files, CRLF, non-ASCII text,
 wikilinks, and about one file in twenty with a defect), validates each with
 the real command line in a fresh process, and reports files per second,
-peak memory (the child's maximum resident set) and how time grows with
-store size. It also checks that the JSON output is identical with one
+CPU seconds (the run and its workers: on a shared machine the fairer
+measure), peak memory (the largest resident set of the run or a worker) and
+how time grows with store size. It also checks that the JSON output is identical with one
 worker and with several.
 
     python benchmarks/validate_bench.py                 # 1k, 10k, 100k
@@ -22,7 +23,6 @@ import hashlib
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -100,17 +100,30 @@ def generate_store(root: Path, size: int, seed: int = 6) -> Path:
     return store
 
 
-def run_validate(store: Path, jobs: int) -> tuple[float, int, str]:
-    """(seconds, peak resident KiB of the child, sha256 of the JSON output)."""
-    command = [sys.executable, "-m", "conformance", "validate", "--format", "json", "-j", str(jobs), str(store)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+# Runs the command line in a fresh interpreter and reports, on stderr, its
+# peak resident set (the largest of the process and its worker processes) and
+# the CPU seconds it and its workers used.
+_CHILD = """
+import resource, sys
+from conformance.cli import main
+code = main(sys.argv[1:])
+own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+sys.stderr.write(f"\\nBENCH {max(own.ru_maxrss, kids.ru_maxrss)} {cpu}\\n")
+sys.exit(code)
+"""
+
+
+def run_validate(store: Path, jobs: int) -> tuple[float, float, int, str]:
+    """(wall seconds, CPU seconds, peak resident KiB, sha256 of the JSON output) of one run."""
+    command = [sys.executable, "-c", _CHILD, "validate", "--format", "json", "-j", str(jobs), str(store)]
     start = time.perf_counter()
     completed = subprocess.run(command, capture_output=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     if completed.returncode not in (0, 1):
         raise SystemExit(f"validate failed ({completed.returncode}): {completed.stderr.decode()[-2000:]}")
-    return seconds, max(peak, before), hashlib.sha256(completed.stdout).hexdigest()
+    marker = completed.stderr.decode().rsplit("BENCH ", 1)[-1].split()
+    return seconds, float(marker[1]), int(marker[0]), hashlib.sha256(completed.stdout).hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="generate the stores here and keep them")
     args = parser.parse_args(argv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="memoir-bench-"))
-    print(f"{'entries':>8} {'jobs':>4} {'seconds':>8} {'files/s':>9} {'peak MiB':>9}  output digest")
+    print(f"{'entries':>8} {'jobs':>4} {'seconds':>8} {'cpu s':>7} {'files/s':>9} {'peak MiB':>9}  output digest")
     previous: tuple[int, float] | None = None
     for size in args.sizes:
         store = root / f"store-{size}"
@@ -129,10 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         digests = set()
         best = None
         for jobs in args.jobs:
-            seconds, peak_kib, digest = run_validate(store, jobs)
+            seconds, cpu, peak_kib, digest = run_validate(store, jobs)
             digests.add(digest)
             best = seconds if best is None else min(best, seconds)
-            print(f"{size:>8} {jobs:>4} {seconds:>8.2f} {size / seconds:>9.0f} {peak_kib / 1024:>9.1f}  {digest[:16]}")
+            print(f"{size:>8} {jobs:>4} {seconds:>8.2f} {cpu:>7.2f} {size / seconds:>9.0f} {peak_kib / 1024:>9.1f}  "
+                  f"{digest[:16]}")
         if len(digests) != 1:
             print(f"  output DIFFERS with the number of workers at {size} entries", file=sys.stderr)
             return 1

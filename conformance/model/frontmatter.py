@@ -103,8 +103,8 @@ _COMMENT_END = "-->"
 _REST_OF_LINE = re.compile(r"[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
-def _line_of(text: str, position: int) -> int:
-    """The 1-based line number of a character offset."""
+def line_of(text: str, position: int) -> int:
+    """The 1-based line number of a character offset (any of the three line breaks)."""
     # Counting "\r\n" once: every "\n" and every "\r" not followed by "\n".
     chunk = text[:position]
     return 1 + chunk.count("\n") + chunk.count("\r") - chunk.count("\r\n")
@@ -135,6 +135,12 @@ def _skip_preamble(text: str) -> int:
     return position
 
 
+def column_of(text: str, position: int) -> int:
+    """The 1-based column (in code points) of a character offset."""
+    line_start = max(text.rfind("\n", 0, position), text.rfind("\r", 0, position)) + 1
+    return position - line_start + 1
+
+
 def _lstrip_spaces(text: str, position: int) -> int:
     while position < len(text) and text[position] in " \t":
         position += 1
@@ -152,7 +158,7 @@ def parse_entry_text(text: str) -> ParsedEntry:
     if opening < 0 or not _DELIMITER.match(text, opening):
         return ParsedEntry(False, {}, text, (), 0, 1, "")
     preamble = text[:opening]
-    opening_line = _line_of(text, opening)
+    opening_line = line_of(text, opening)
     problems: list[Problem] = []
     if preamble:
         problems.append(Problem(

@@ -15,6 +15,7 @@ reference fails too shows nothing about the mutant.
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -190,8 +191,6 @@ class MutationRun:
 
 
 def reference_command() -> list[str]:
-    import sys
-
     return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
 
 

@@ -20,8 +20,6 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, Literal, Mapping, Union
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from conformance.resources import load_schema
 
@@ -54,7 +52,11 @@ class InvalidMessage(ValueError):
 
 
 @cache
-def _validator(definition: str) -> Draft202012Validator:
+def _validator(definition: str):
+    # Imported here: adapters built on `server.py` never validate, and
+    # importing jsonschema is most of an adapter's start-up time.
+    from jsonschema import Draft202012Validator
+
     schema = load_schema(SCHEMA_FILE)
     if definition not in schema["$defs"]:
         raise KeyError(f"{SCHEMA_FILE} has no $defs entry {definition!r}")
@@ -75,6 +77,8 @@ def check(definition: str, instance: Any, *, at: str = "") -> None:
     `at` is the pointer of `instance` inside the whole message, so that the
     reported location is the one the adapter author sees in their output.
     """
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(definition).iter_errors(instance))
     if error is not None:
         raise InvalidMessage(at + _pointer(error.absolute_path), error.message)

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from conformance.model import dates
 from conformance.model.entry import LEGACY_TYPES, how_to_apply_section, read_parsed
-from conformance.model.frontmatter import ParsedEntry, parse_entry_text
+from conformance.model.frontmatter import ParsedEntry, column_of, line_of, parse_entry_text
 from conformance.validator import rules
 from conformance.validator.diagnostics import Diagnostic, diagnostic
 from conformance.validator.positions import field_places
@@ -159,9 +159,7 @@ def _link_places(text: str, links: list[str], body_start: int) -> list[tuple[str
         if index < 0:
             places.append((target, body_start, 0))
             continue
-        line = text.count("\n", 0, index) + 1
-        line_start = text.rfind("\n", 0, index) + 1
-        places.append((target, line, index - line_start + 1))
+        places.append((target, line_of(text, index), column_of(text, index)))
     return places
 
 

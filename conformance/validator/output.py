@@ -90,14 +90,15 @@ def render_human(files: list[str], diagnostics: list[Diagnostic], color: bool = 
 _PLACEHOLDER = "\u0000memoir-conform-items\u0000"
 
 
-def _dump_with_items(document: dict, items: list[dict], indent: str) -> str:
+def _dump_with_items(document: dict, items, indent: str) -> str:
     """`document` as indented JSON, with the placeholder value replaced by
     `items`, one compact item per line: the C encoder does the bulk, so a
     report of 100,000 findings stays fast and small in memory."""
     head = json.dumps(document, indent=2, ensure_ascii=False)
     body = (",\n" + indent).join(json.dumps(item, ensure_ascii=False) for item in items)
-    array = f"[\n{indent}{body}\n{indent[:-2]}]" if items else "[]"
-    return head.replace(json.dumps(_PLACEHOLDER), array, 1) + "\n"
+    array = f"[\n{indent}{body}\n{indent[:-2]}]" if body else "[]"
+    before, after = head.split(json.dumps(_PLACEHOLDER), 1)
+    return "".join((before, array, after, "\n"))
 
 
 def render_json(files: list[str], diagnostics: list[Diagnostic]) -> str:
@@ -108,8 +109,8 @@ def render_json(files: list[str], diagnostics: list[Diagnostic]) -> str:
         "diagnostics": _PLACEHOLDER,
     }
     # Built by hand: dataclasses.asdict copies deeply and is slow on 100,000 findings.
-    items = [{"path": d.path, "line": d.line, "column": d.column, "severity": d.severity,
-              "rule": d.rule, "message": d.message, "section": d.section} for d in diagnostics]
+    items = ({"path": d.path, "line": d.line, "column": d.column, "severity": d.severity,
+              "rule": d.rule, "message": d.message, "section": d.section} for d in diagnostics)
     return _dump_with_items(document, items, "    ")
 
 
@@ -128,19 +129,20 @@ def render_sarif(files: list[str], diagnostics: list[Diagnostic], rules: list[Ru
             known.add(diagnostic.rule)
             catalogue.append(Rule(diagnostic.rule, diagnostic.severity, diagnostic.section, diagnostic.rule))
     index = {rule.id: position for position, rule in enumerate(catalogue)}
-    results = []
-    for diagnostic in diagnostics:
+
+    def result(diagnostic: Diagnostic) -> dict:
         region = {"startLine": max(diagnostic.line, 1)}
         if diagnostic.line and diagnostic.column:
             region["startColumn"] = diagnostic.column
-        results.append({
+        return {
             "ruleId": diagnostic.rule,
             "ruleIndex": index[diagnostic.rule],
             "level": _SARIF_LEVELS[diagnostic.severity],
             "message": {"text": diagnostic.message},
             "locations": [{"physicalLocation": {"artifactLocation": _artifact(diagnostic.path), "region": region}}],
             "properties": {"section": diagnostic.section},
-        })
+        }
+
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -160,7 +162,7 @@ def render_sarif(files: list[str], diagnostics: list[Diagnostic], rules: list[Ru
             "results": _PLACEHOLDER,
         }],
     }
-    return _dump_with_items(document, results, "        ")
+    return _dump_with_items(document, (result(diagnostic) for diagnostic in diagnostics), "        ")
 
 
 def render_junit(files: list[str], diagnostics: list[Diagnostic], strict: bool = False) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from conformance.model.frontmatter import column_of, line_of
+
 _PATTERNS = {
     "private key": r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
     "AWS access key id": r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
@@ -50,14 +52,5 @@ def scan(text: str) -> list[SecretFinding]:
     """Where `text` holds something shaped like a credential."""
     if not any(hint in text for hint in _HINTS):
         return []
-    findings = []
-    line, line_start, counted_to = 1, 0, 0
-    for match in _SCANNER.finditer(text):
-        start = match.start()
-        # Line counting only up to each finding: findings are rare.
-        line += text.count("\n", counted_to, start)
-        newline = text.rfind("\n", 0, start)
-        line_start = newline + 1 if newline >= 0 else 0
-        counted_to = start
-        findings.append(SecretFinding(_GROUPS[match.lastgroup], line, start - line_start + 1))
-    return findings
+    return [SecretFinding(_GROUPS[match.lastgroup], line_of(text, match.start()), column_of(text, match.start()))
+            for match in _SCANNER.finditer(text)]
