@@ -163,7 +163,11 @@ def write_entry(store: Path | str, link: str, fields: dict, body: str, stamp: St
         if path.exists():
             raise WriterError(f"entry already exists: {link}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, (frontmatter.serialize_frontmatter(fields) + body).encode("utf-8"))
+        try:
+            content = frontmatter.serialize_frontmatter(fields) + body
+        except frontmatter.UnrepresentableFrontmatter as error:
+            raise WriterError(f"frontmatter outside the subset of spec 3.1: {error}") from None
+        atomic_write(path, content.encode("utf-8"))
 
 
 def update_entry(store: Path | str, link: str, set_fields: dict, unset: list[str], stamp: Stamp) -> None:
@@ -183,7 +187,11 @@ def update_entry(store: Path | str, link: str, set_fields: dict, unset: list[str
         changes = dict(set_fields)
         if "updated" not in changes and "updated" not in unset:
             changes["updated"] = stamp.now
-        atomic_write(path, edit_frontmatter(text, changes, unset).encode("utf-8"))
+        try:
+            edited = edit_frontmatter(text, changes, unset)
+        except frontmatter.UnrepresentableFrontmatter as error:
+            raise WriterError(f"value outside the frontmatter subset of spec 3.1: {error}") from None
+        atomic_write(path, edited.encode("utf-8"))
 
 
 def edit_frontmatter(text: str, changes: dict, unset: list[str]) -> str:

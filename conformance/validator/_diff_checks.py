@@ -342,9 +342,10 @@ def _is_generated(reference: dict) -> bool:
 def _generated_summaries(diff: _Diff) -> list[Diagnostic]:
     trigger = diff.trigger()
     basis = diff.basis()
-    underlying = {entry.get("uri") for _, entry in basis if not _is_generated(entry)}
+    cited = [entry for _, entry in basis if not _is_generated(entry)]
     if trigger and not _is_generated(trigger):
-        underlying.add(trigger.get("uri"))
+        cited.append(trigger)
+    underlying = {entry["uri"] for entry in cited if isinstance(entry.get("uri"), str)}
     primaries = [entry for _, entry in basis if _word(entry.get("role")) == "primary"]
     if not isinstance(diff.doc.get("basis"), list) and trigger:
         primaries = [trigger]  # without a basis, the trigger is the primary source

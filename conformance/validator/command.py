@@ -51,6 +51,8 @@ def register(subparsers) -> None:
     validate.add_argument("--ignore", action="append", default=[], metavar="IDS",
                           help="never report these rules (comma-separated ids or id prefixes; repeatable)")
     validate.add_argument("--strict", action="store_true", help="warnings fail too (exit code 1)")
+    validate.add_argument("--since", metavar="OLD_VAULT_DIR",
+                          help="reme-vault only: an older snapshot of the vault, for the status state machine")
     validate.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                           help="worker processes for large stores (default: one per CPU; 1: no pool). "
                                "Output is the same whatever N")
@@ -93,7 +95,7 @@ def run_validate(args: argparse.Namespace) -> int:
     files: list[str] = []
     found: list[Diagnostic] = []
     for group_kind, paths in groups.items():
-        group_files, group_found = _run_kind(group_kind, paths, jobs)
+        group_files, group_found = _run_kind(group_kind, paths, jobs, since=args.since)
         files.extend(group_files)
         found.extend(group_found)
     found = [d for d in found if (not select or _matches(d.rule, select)) and not _matches(d.rule, ignore)]
@@ -178,13 +180,14 @@ def _group_by_kind(paths: list[str], kind: str) -> dict[str, list[str]]:
     return groups
 
 
-def _run_kind(kind: str, paths: list[str], jobs: int) -> tuple[list[str], list[Diagnostic]]:
+def _run_kind(kind: str, paths: list[str], jobs: int, since: str | None = None) -> tuple[list[str], list[Diagnostic]]:
     module = rules.kind_module(kind)
     if kind == "memoir":
         report = module.validate(paths, jobs=jobs)
         return list(report.files), list(report.diagnostics)
     try:
-        found = list(module.validate_paths(paths))
+        options = {"since": since} if since else {}
+        found = list(module.validate_paths(paths, **options))
     except Exception as error:  # a validator bug is a finding, never a traceback
         return list(paths), [diagnostic(
             rules.CHECK_FAILED, path, f"the {kind} validator failed ({type(error).__name__}: {error})")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,8 @@ class FileText:
 def read_bounded(path: str | Path, limit: int = MAX_BYTES) -> FileText:
     """Read at most `limit` bytes of a file as UTF-8 text. Never raises."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return FileText(None, error="not a regular file (a pipe, socket or device is never opened)")
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)
             size = os.fstat(handle.fileno()).st_size if len(data) > limit else len(data)

@@ -210,3 +210,10 @@ def test_arbitrary_bytes_as_session_files_give_diagnostics(tmp_path, content):
     assert rules.CHECK_FAILED.id not in {d.rule for d in found}
     if content.strip() == b"":
         assert [d.rule for d in found] == [rules.SESSION_JSON.id]
+
+
+def test_a_pipe_in_the_store_is_never_opened(tmp_path):
+    write_entry(tmp_path, "fact_a")
+    os.mkfifo(tmp_path / "memory" / "fact_pipe.md")
+    [found] = by_rule(run(tmp_path), rules.UNREADABLE)
+    assert found.path.endswith("fact_pipe.md") and "regular file" in found.message
