@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from conformance import SPEC_VERSION
 from conformance.corpus.requirements import Requirement, section_key
-from conformance.runner.requirements import version_key
+from conformance.corpus.requirements import version_key
 from conformance.runner.vectors import Vector
 
 

@@ -5,9 +5,8 @@ its parts are tested separately, with a stable id that vectors cite. This
 module loads the index into typed `Requirement` values and checks that it
 is sane; it never raises on a bad file: problems come back as values.
 
-The runner keeps its own lighter view of the same file
-(`conformance.runner.requirements`) for grading; this one is the full
-record, used by `vectors check` and `coverage`.
+`vectors check` and `coverage` use it directly; the runner grades through
+`conformance.runner.requirements`, a view built on it.
 """
 
 from __future__ import annotations
@@ -160,6 +159,12 @@ def index_problems(requirements: list[Requirement], where: str = INDEX_FILE,
         elif spec is not None and normalize_space(requirement.text) not in spec:
             problems.append(IndexProblem(at, "text is not quoted verbatim from the spec"))
     return problems
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """'0.1.2' -> (0, 1, 2); '0.1' == '0.1.0'. Raises ValueError on a non-version."""
+    parts = [int(part) for part in version.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def normalize_space(text: str) -> str:

@@ -73,28 +73,18 @@ class MergeProperty:
 # --- examples ---------------------------------------------------------------------
 
 def pairs(caps: dict) -> st.SearchStrategy[MergeExample]:
-    replica = strategies.crowded_replica_texts(caps)
-    return st.builds(MergeExample, replica, replica)
-
-
-def valid_pairs(caps: dict) -> st.SearchStrategy[MergeExample]:
-    replica = strategies.crowded_sessions(caps).map(strategies.as_text)
-    return st.builds(MergeExample, replica, replica)
+    return strategies.colliding_pairs(caps).map(lambda texts: MergeExample(*texts))
 
 
 @st.composite
 def chains(draw, caps: dict) -> MergeExample:
-    a = draw(strategies.crowded_sessions(caps))
-    b = draw(strategies.crowded_sessions(caps))
+    a, b = draw(strategies.colliding_sessions(caps))
     stale = draw(st.lists(strategies.stale_replicas([a, b]), min_size=1, max_size=3))
     return MergeExample(strategies.as_text(a), strategies.as_text(b), tuple(map(strategies.as_text, stale)))
 
 
-@st.composite
-def degraded_pairs(draw, caps: dict) -> MergeExample:
-    good = strategies.as_text(draw(strategies.crowded_sessions(caps)))
-    bad = draw(strategies.degraded_texts(caps))
-    return MergeExample(good, bad) if draw(st.booleans()) else MergeExample(bad, good)
+def degraded_pairs(caps: dict) -> st.SearchStrategy[MergeExample]:
+    return strategies.one_side_degraded(caps).map(lambda texts: MergeExample(*texts))
 
 
 # --- shared helpers -----------------------------------------------------------------
@@ -501,7 +491,7 @@ MERGE_PROPERTIES: tuple[MergeProperty, ...] = (
     MergeProperty("monotone-suppression", "hidden stays hidden and completed stays completed along chains of stale merges",
                   "5.4", "S5.4-monotone-suppression", chains, check_monotone_suppression),
     MergeProperty("unknown-keys", "unknown keys under current and at top level pass through, local winning",
-                  "5.4", "S5.4-unknown-current-keys-pass-through", valid_pairs, check_unknown_keys),
+                  "5.4", "S5.4-unknown-current-keys-pass-through", pairs, check_unknown_keys),
     MergeProperty("degraded-replicas", "a newer-version or unparseable replica contributes nothing",
                   "6", "S6-degraded-contributes-nothing", degraded_pairs, check_degraded_replicas),
     MergeProperty("differential", "the merge agrees with the reference model's, with the declared caps",

@@ -90,6 +90,7 @@ def decisions() -> st.SearchStrategy[dict]:
     return st.builds(shape, item, st.sampled_from(["visible", "visible", "hidden", "purged"]), dates(False))
 
 
+@functools.cache
 def unknown_values() -> st.SearchStrategy[object]:
     return st.one_of(st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2))
 
@@ -223,23 +224,34 @@ def default_caps(caps: dict | None = None) -> dict:
     return {**DEFAULT_CAPS, **(caps or {})}
 
 
-def crowded_sessions(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[dict]:
-    """`sessions()`, and about one time in four some lists crowded past their caps."""
+def crowded_sessions(caps: dict | None = None, max_items: int = 3) -> st.SearchStrategy[dict]:
+    """`dense_sessions()`, now and then with some lists crowded past their caps."""
     return _crowded_sessions(tuple(sorted(default_caps(caps).items())), max_items)
 
 
 @functools.cache
 def _crowded_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[dict]:
-    caps = dict(caps_items)
-    base = sessions(max_items)
-    crowd = {name: fillers(name, crowd_limit(name, caps)) for name in CROWDABLE}
-    which = st.lists(st.sampled_from(CROWDABLE), min_size=1, max_size=3, unique=True)
-    one_in_four = st.integers(0, 3)
+    base = dense_sessions(max_items)
+    crowd = crowding(dict(caps_items))
 
     @st.composite
     def build(draw) -> dict:
-        session = draw(base)
-        if draw(one_in_four) != 0:
+        return draw(crowd(draw(base)))
+
+    return build()
+
+
+def crowding(caps: dict):
+    """A function: session -> a strategy of that session, now and then (about
+    one time in eight) with some lists crowded past their caps by fillers."""
+    crowd = {name: fillers(name, crowd_limit(name, caps)) for name in CROWDABLE}
+    which = st.lists(st.sampled_from(CROWDABLE), min_size=1, max_size=3, unique=True)
+    # Hypothesis favours 0 heavily, so crowding (the costly case) is the 3.
+    one_in_four = st.integers(0, 3)
+
+    @st.composite
+    def crowded(draw, session: dict) -> dict:
+        if draw(one_in_four) != 3:
             return session
         session = {**session, "current": dict(session["current"])}
         for name in draw(which):
@@ -250,7 +262,285 @@ def _crowded_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[di
                 session["current"][name] = list(session["current"].get(name, [])) + extra
         return session
 
+    return crowded
+
+
+# --- dense replicas: cheap to draw, every rule in reach ----------------------------
+#
+# Drawing is most of the cost of a run, so these pieces draw an item in one
+# or two choices: a (spelling, date) pair from a precomputed table. Tables
+# list their simplest entries first, where hypothesis draws most often and
+# shrinks to: the first spelling of the first text, a real date.
+
+GOOD_DATES = tuple(spelling for instant in INSTANTS for spelling in instant)
+# Real dates twice as often as missing or unparseable ones (None: no field).
+DATE_CHOICES = GOOD_DATES + GOOD_DATES + (None, *BAD_DATES)
+SPELLINGS = tuple(variant for text in BASE_TEXTS for variant in text_variants(text))
+MACHINES = ("m-laptop", "m-desktop", "m-ci")
+
+
+@functools.cache
+def spelled_dates() -> st.SearchStrategy[tuple[str, str | None]]:
+    """(text, date) in one draw: a spelling of an identity (5.1) and a date (5.2)."""
+    return st.sampled_from([(text, date) for date in DATE_CHOICES for text in SPELLINGS])
+
+
+@functools.cache
+def variants_of(text: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(text_variants(text.strip()))
+
+
+@functools.cache
+def cheap_dates(allow_missing: bool = True) -> st.SearchStrategy[str | None]:
+    return st.sampled_from(DATE_CHOICES if allow_missing else GOOD_DATES)
+
+
+def _item(name: str, machine: str, pair: tuple[str, str | None]) -> dict:
+    from conformance.model.session import DATE_FIELD
+
+    text, date = pair
+    item = {"text": text} if name in ("completed_actions", "completed_goals") else {"text": text, "machine_id": machine}
+    return with_date(item, DATE_FIELD[name], date)
+
+
+DECISION_KINDS = ("visible", "visible", "hidden", "purged")
+
+
+def _decision(machine: str, pair: tuple[str, str | None], kind: str, hidden_at: str) -> dict:
+    item = {**_item("decisions", machine, pair), "why": "because", "rejected": "the other one"}
+    if kind == "visible":
+        return item
+    hidden = {**item, "hidden": True, "hidden_at": hidden_at}
+    if kind == "hidden":
+        return hidden
+    purged = {k: v for k, v in hidden.items() if k not in ("why", "rejected")}
+    return {**purged, "text": PURGED_TEXT, "text_hash": text_hash(item["text"])}
+
+
+@functools.cache
+def cheap_items(name: str, machine: str) -> st.SearchStrategy[dict]:
+    """One item of list `name` under `current`, stamped by `machine`, in one to three draws."""
+    if name == "decisions":
+        return st.builds(_decision, st.just(machine), spelled_dates(), st.sampled_from(DECISION_KINDS),
+                         cheap_dates(False))
+    items = st.builds(_item, st.just(name), st.just(machine), spelled_dates())
+    if name == "parked_actions":
+        return st.builds(lambda item, at: {**item, "parked_at": at}, items, cheap_dates(False))
+    return items
+
+
+@functools.cache
+def cheap_history_rows() -> st.SearchStrategy[dict]:
+    def row(machine, summary, session_id, date):
+        shaped = {"machine_id": machine, "summary": summary}
+        if session_id is not None:
+            shaped["session_id"] = session_id
+        return with_date(shaped, "date", date)
+
+    return st.sampled_from([row(m, s, i, d) for d in DATE_CHOICES for i in (None, "s-1", "s-2")
+                            for s in ("refactor", "tests") for m in MACHINES])
+
+
+@functools.cache
+def cheap_machines() -> st.SearchStrategy[dict]:
+    entry = st.sampled_from([with_date({"label": "a"}, "last_seen", d) for d in DATE_CHOICES])
+    return st.dictionaries(st.sampled_from(MACHINES), entry, max_size=2)
+
+
+CURRENT_LISTS = ("goals", "next_actions", "parked_actions", "completed_actions", "completed_goals",
+                 "open_questions", "decisions")
+LIST_ITEMS = CURRENT_LISTS
+
+
+@functools.cache
+def dense_sessions(max_items: int = 3) -> st.SearchStrategy[dict]:
+    """Like `sessions()`, but every list and both stamps are usually there, so
+    that two replicas meet on many rules at once, and cheaper to draw. An
+    empty list is sometimes left out: absent lists read as empty (spec 4.1)."""
+    per_machine = {machine: {name: st.lists(cheap_items(name, machine), max_size=max_items) for name in CURRENT_LISTS}
+                   for machine in MACHINES}
+    machine_choice = st.sampled_from(MACHINES)
+    stamp = st.sampled_from((*GOOD_DATES, None))
+    keep = st.booleans()
+    rows = st.lists(cheap_history_rows(), max_size=max_items)
+    unknown = unknown_values()
+
+    @st.composite
+    def build(draw) -> dict:
+        # One replica is mostly one machine's writing (spec 4.1 machine_id).
+        lists = per_machine[draw(machine_choice)]
+        current: dict = {}
+        for name in CURRENT_LISTS:
+            items = draw(lists[name])
+            if items or draw(keep):
+                current[name] = items
+        if draw(keep):
+            current["x_future_list"] = [draw(unknown)]
+        session: dict = {"version": 1, "current": current}
+        for field in ("created_at", "updated_at"):
+            value = draw(stamp)
+            if value is not None:
+                session[field] = value
+        session["machines"] = draw(cheap_machines())
+        session["history"] = draw(rows)
+        if draw(keep):
+            session["x_top_level"] = draw(unknown)
+        return session
+
     return build()
+
+
+# --- colliding pairs: a second replica that has seen the first one's items --------
+
+ECHO_KINDS = {
+    # what the other replica holds of an item of this list (the first kind is
+    # the one shrinking goes to: nothing)
+    "goals": ("none", "copy", "copy", "completed"),
+    "next_actions": ("none", "copy", "copy", "completed", "parked"),
+    "parked_actions": ("none", "copy", "completed", "live"),
+    "open_questions": ("none", "copy"),
+    "decisions": ("none", "copy", "copy", "hidden", "purged"),
+}
+ECHO_CHOICES = {name: st.sampled_from(kinds) for name, kinds in ECHO_KINDS.items()}
+STALE_TIMES = (None, *(instant[0] for instant in INSTANTS))
+
+
+def _echo_item(draw, item: dict, name: str) -> dict | None:
+    """A copy of `item` as another replica might hold it: another spelling, another date."""
+    from conformance.model.session import DATE_FIELD
+
+    text = item.get("text")
+    if not isinstance(text, str) or item.get("text_hash"):
+        text = _purged_texts().get(item.get("text_hash"))
+        if text is None:
+            return None
+    copy = {"text": draw(variants_of(text)), "machine_id": draw(st.sampled_from(MACHINES))}
+    return with_date(copy, DATE_FIELD[name], draw(cheap_dates()))
+
+
+@st.composite
+def echoes(draw, replica: dict, max_items: int = 3) -> dict:
+    """A replica that has seen `replica`'s identities: copies in other spellings
+    with older, newer, equal or missing dates, completions and re-adds, hidden
+    and purged copies, the same machines, history rows and unknown keys with
+    other values; plus items of its own."""
+    other = draw(dense_sessions(max_items))
+    current = {name: list(items) if name in CURRENT_LISTS else items for name, items in other["current"].items()}
+    theirs = replica.get("current", {})
+    for name, kinds in ECHO_CHOICES.items():
+        for item in theirs.get(name, []):
+            kind = draw(kinds)
+            copy = None if kind == "none" else _echo_item(draw, item, name)
+            if copy is None:
+                continue
+            if kind == "completed":
+                target = "completed_goals" if name == "goals" else "completed_actions"
+                current.setdefault(target, []).append(with_date({"text": copy["text"]}, "done_at", draw(cheap_dates())))
+            elif kind == "parked" or (kind == "copy" and name == "parked_actions"):
+                current.setdefault("parked_actions", []).append({**copy, "parked_at": draw(cheap_dates(False))})
+            elif kind == "live":
+                current.setdefault("next_actions", []).append(copy)
+            elif kind in ("hidden", "purged"):
+                hidden = {**copy, "hidden": True, "hidden_at": draw(cheap_dates(False))}
+                if kind == "purged":
+                    hidden = {**hidden, "text": PURGED_TEXT, "text_hash": text_hash(copy["text"])}
+                current.setdefault("decisions", []).append(hidden)
+            else:
+                current.setdefault(name, []).append(copy)
+    for name, live, field in (("completed_actions", "next_actions", "added"), ("completed_goals", "goals", "set_on")):
+        for tombstone in theirs.get(name, []):
+            if isinstance(tombstone.get("text"), str) and draw(st.booleans()):
+                # The same text again, added before, at or after the completion (5.3.2).
+                moment = draw(st.sampled_from((tombstone.get("done_at"), *STALE_TIMES)))
+                current.setdefault(live, []).append(with_date(
+                    {"text": draw(variants_of(tombstone["text"]))}, field, moment if isinstance(moment, str) else None))
+    for key in theirs:
+        if key not in CURRENT_LISTS and draw(st.booleans()):
+            current[key] = draw(unknown_values())
+    session = {**other, "current": current}
+    machines_seen = dict(other.get("machines", {}))
+    for uuid in replica.get("machines", {}):
+        if draw(st.booleans()):
+            machines_seen[uuid] = with_date({"label": "elsewhere"}, "last_seen", draw(cheap_dates()))
+    session["machines"] = machines_seen
+    rows = list(other.get("history", []))
+    for row in replica.get("history", []):
+        if draw(st.booleans()):
+            rows.append(with_date({k: v for k, v in row.items() if k != "date"}, "date", draw(cheap_dates())))
+    session["history"] = rows
+    for key in replica:
+        if key not in ("version", "current", "machines", "history", "created_at", "updated_at") and draw(st.booleans()):
+            session[key] = draw(unknown_values())
+    return session
+
+
+@functools.cache
+def _colliding_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[tuple[dict, dict]]:
+    caps = dict(caps_items)
+    first = crowded_sessions(caps, max_items)
+    crowd = crowding(caps)
+
+    @st.composite
+    def build(draw) -> tuple[dict, dict]:
+        a = draw(first)
+        b = draw(crowd(draw(echoes(a, max_items))))
+        return (b, a) if draw(st.booleans()) else (a, b)
+
+    return build()
+
+
+def colliding_sessions(caps: dict | None = None, max_items: int = 3) -> st.SearchStrategy[tuple[dict, dict]]:
+    """Two session objects built to collide: the second has seen the first's
+    identities (`echoes`), and either may come first."""
+    return _colliding_sessions(tuple(sorted(default_caps(caps).items())), max_items)
+
+
+def degrade(session: dict, newer: bool) -> str:
+    """The replica as bytes it must contribute nothing from (spec 6): a newer version, or cut short."""
+    if newer:
+        return json.dumps({**session, "version": 2}, indent=2)
+    text = as_text(session)
+    return text[: len(text) // 2]
+
+
+@functools.cache
+def _colliding_pairs(caps_items: tuple, max_items: int) -> st.SearchStrategy[tuple[str, str]]:
+    sessions_ = colliding_sessions(dict(caps_items), max_items)
+    # Hypothesis favours the simplest choice (0) heavily: 0 is valid, 7 degraded.
+    side_kind = st.integers(0, 7)
+
+    @st.composite
+    def build(draw) -> tuple[str, str]:
+        texts = []
+        for session in draw(sessions_):
+            texts.append(degrade(session, draw(st.booleans())) if draw(side_kind) == 7 else as_text(session))
+        return texts[0], texts[1]
+
+    return build()
+
+
+def colliding_pairs(caps: dict | None = None, max_items: int = 3) -> st.SearchStrategy[tuple[str, str]]:
+    """Two replica texts built to collide (`colliding_sessions`); now and then
+    (about one side in sixteen) one is degraded (a newer version or cut short: spec 6)."""
+    return _colliding_pairs(tuple(sorted(default_caps(caps).items())), max_items)
+
+
+@functools.cache
+def _one_side_degraded(caps_items: tuple, max_items: int) -> st.SearchStrategy[tuple[str, str]]:
+    sessions_ = colliding_sessions(dict(caps_items), max_items)
+
+    @st.composite
+    def build(draw) -> tuple[str, str]:
+        a, b = draw(sessions_)
+        bad = degrade(b, draw(st.booleans()))
+        return (as_text(a), bad) if draw(st.booleans()) else (bad, as_text(a))
+
+    return build()
+
+
+def one_side_degraded(caps: dict | None = None, max_items: int = 3) -> st.SearchStrategy[tuple[str, str]]:
+    """Colliding replica texts of which exactly one is degraded (spec 6)."""
+    return _one_side_degraded(tuple(sorted(default_caps(caps).items())), max_items)
 
 
 def as_text(session: dict) -> str:
@@ -278,6 +568,7 @@ def crowded_replica_texts(caps: dict | None = None, max_items: int = 4) -> st.Se
 
 # --- stale replicas: copies that have not pulled the tombstones -------------
 
+@functools.cache
 def _purged_texts() -> dict[str, str]:
     """text_hash -> a text with that identity, for un-purging the alphabet's decisions."""
     return {text_hash(text): text for text in BASE_TEXTS}
@@ -301,20 +592,20 @@ def stale_replicas(draw, replicas: list[dict]) -> dict:
             text = purged.get(decision.get("text_hash")) if "text_hash" in decision else decision.get("text")
             if not isinstance(text, str):
                 continue
-            copy = {"text": draw(st.sampled_from(text_variants(text))), "why": "stale copy"}
-            decisions.append(with_date(copy, "date", draw(dates())))
+            copy = {"text": draw(variants_of(text)), "why": "stale copy"}
+            decisions.append(with_date(copy, "date", draw(cheap_dates())))
         for name, field, target in (("completed_actions", "added", actions), ("completed_goals", "set_on", goals)):
             for tombstone in current.get(name, []) if isinstance(current.get(name), list) else []:
                 if not isinstance(tombstone, dict) or not isinstance(tombstone.get("text"), str):
                     continue
-                # A copy added no later than the completion: it must stay suppressed.
+                # A copy added at or (mostly) before the completion: it must stay suppressed.
                 added = draw(st.sampled_from((tombstone.get("done_at"), *STALE_DATES)))
-                target.append(with_date({"text": draw(st.sampled_from(text_variants(tombstone["text"])))},
+                target.append(with_date({"text": draw(variants_of(tombstone["text"]))},
                                         field, added if isinstance(added, str) else None))
-    extra = draw(sessions(max_items=2))
+    extra = draw(dense_sessions(max_items=2))
     current = {**extra["current"], "completed_actions": [], "completed_goals": []}
-    current["decisions"] = draw(st.permutations(decisions)) + list(extra["current"].get("decisions", []))
-    current["next_actions"] = draw(st.permutations(actions)) + list(extra["current"].get("next_actions", []))
+    current["decisions"] = decisions + list(extra["current"].get("decisions", []))
+    current["next_actions"] = actions + list(extra["current"].get("next_actions", []))
     current["goals"] = goals + list(extra["current"].get("goals", []))
     return {**extra, "current": current}
 

@@ -131,7 +131,7 @@ def _requirements(roots: list[Path]) -> RequirementIndex:
     for root in roots:
         extra = load_requirements(root / "requirements.json")
         if extra.by_id:
-            index = RequirementIndex({**index.by_id, **extra.by_id}, index.problem)
+            index = RequirementIndex({**index.by_id, **extra.by_id}, index.problem or extra.problem)
     return index
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,11 @@ from conformance.runner.selection import Filters, select
 from conformance.runner.vectors import Vector, vector_digest
 
 INDEX = RequirementIndex({
-    "R-must": Requirement("R-must", "5.2", "MUST", "0.1", "a merge MUST NOT drop an item"),
-    "R-should": Requirement("R-should", "6", "SHOULD", "0.1", "SHOULD tell the user once"),
-    "R-should-not": Requirement("R-should-not", "3.4", "SHOULD NOT", "0.1", "SHOULD NOT contain secrets"),
-    "R-new": Requirement("R-new", "5.4", "MUST", "0.1.2", "unknown fields pass through"),
-    "R-mid": Requirement("R-mid", "5.3.1", "MUST", "0.1.1", "purged form wins"),
+    "R-must": Requirement("R-must", "5.2", "a merge MUST NOT drop an item", "MUST", "full", "0.1", True),
+    "R-should": Requirement("R-should", "6", "SHOULD tell the user once", "SHOULD", "full", "0.1", True),
+    "R-should-not": Requirement("R-should-not", "3.4", "SHOULD NOT contain secrets", "SHOULD NOT", "full", "0.1", True),
+    "R-new": Requirement("R-new", "5.4", "unknown fields pass through", "MUST", "full", "0.1.2", True),
+    "R-mid": Requirement("R-mid", "5.3.1", "purged form wins", "MUST", "full", "0.1.1", True),
 })
 
 
@@ -199,8 +200,12 @@ def test_claimed_level():
 def test_requirement_index_tolerates_absence_and_junk(tmp_path):
     assert load_requirements(tmp_path / "nope.json").by_id == {}
     (tmp_path / "bad.json").write_text("{")
-    assert "unreadable" in load_requirements(tmp_path / "bad.json").problem
-    (tmp_path / "r.json").write_text('[{"id": "A", "keyword": "SHOULD"}, {"id": "B", "since": "x.y"}, 5]')
+    assert "not JSON" in load_requirements(tmp_path / "bad.json").problem
+    good = {"id": "S1-a", "section": "1", "text": "x SHOULD y", "keyword": "SHOULD", "level": "reader",
+            "since": "0.1", "testable": True}
+    (tmp_path / "r.json").write_text(json.dumps([good, {"id": "S1-b", "keyword": "SHOULD"}, 5]))
     index = load_requirements(tmp_path / "r.json")
-    assert index.is_should_level(["A"]) and not index.is_should_level(["B"]) and not index.is_should_level([])
-    assert index.get("B").since == "0.1"
+    assert index.is_should_level(["S1-a"]) and not index.is_should_level([])
+    # A broken entry is left out, so a vector naming it counts as MUST (the strict reading).
+    assert index.get("S1-b") is None and not index.is_should_level(["S1-b"])
+    assert "missing field" in index.problem

@@ -17,8 +17,7 @@ from conformance.runner.run import RunRecord, run_vectors
 from conformance.runner.vectors import load_corpus
 
 INDEX = RequirementIndex({
-    "S5.2-union-by-identity": Requirement("S5.2-union-by-identity", "5.2", "MUST", "0.1",
-                                          "A merge MUST NOT drop an item merely because the other side lacks it"),
+    "S5.2-union-by-identity": Requirement("S5.2-union-by-identity", "5.2", "A merge MUST NOT drop an item merely because the other side lacks it", "MUST", "full", "0.1", True),
 })
 
 

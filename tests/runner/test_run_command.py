@@ -98,7 +98,8 @@ def test_usage_errors_exit_2_with_a_message(capsys, vectors_root, tmp_path):
 
 def test_spec_version_leaves_out_newer_vectors(capsys, vectors_root, tmp_path):
     (vectors_root / "requirements.json").write_text(json.dumps([
-        {"id": "S5.4-unknown-fields-pass", "section": "5.4", "keyword": "MUST", "since": "0.1.2", "text": "t"}]))
+        {"id": "S5.4-unknown-fields-pass", "section": "5.4", "keyword": "MUST", "since": "0.1.2",
+         "text": "a merge MUST carry every key", "level": "full", "testable": True}]))
     newer = vector("e2e.merge.unknown-fields", requirements=["S5.4-unknown-fields-pass"])
     write_vector_file(vectors_root, "e2e/levels.json", LEVEL_VECTORS + [newer])
     code, out, _ = run_cli(capsys, "--model", "--no-bundled", "--vectors", vectors_root, "--list", "--spec", "0.1")
