@@ -1,6 +1,6 @@
 """The `memoir-conform` command line: one subcommand per job.
 
-Each subcommand lives in its own module, which exposes
+Each subcommand lives in the module `COMMANDS` names, which exposes
 ``register(subparsers)``; registering adds an argparse sub-parser whose
 ``handler`` default is a function ``(args) -> int`` returning the exit code.
 Exit codes across the kit: 0 success, 1 the check failed, 2 usage or
@@ -15,17 +15,22 @@ import sys
 
 from conformance import SPEC_VERSION, __version__
 
-# Modules that contribute subcommands, in the order `--help` lists them.
-COMMAND_MODULES = (
-    "conformance.runner.command",      # run, doctor
-    "conformance.validator.command",   # validate, rules
-    "conformance.corpus.command",      # vectors check/new, coverage
-    "conformance.mutants.command",     # mutants
-    "conformance.fuzz.command",        # fuzz
-)
+# Which module registers each subcommand. Only the module of the subcommand
+# asked for is imported, so that `validate` does not pay for hypothesis and
+# `run` does not pay for the validator; `--help` imports them all.
+COMMANDS = {
+    "run": "conformance.runner.command",
+    "doctor": "conformance.runner.command",
+    "validate": "conformance.validator.command",
+    "rules": "conformance.validator.command",
+    "vectors": "conformance.corpus.command",
+    "coverage": "conformance.corpus.command",
+    "mutants": "conformance.mutants.command",
+    "fuzz": "conformance.fuzz.command",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memoir-conform",
         description=(
@@ -35,19 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"memoir-conform {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name and module_name.startswith(error.name):
-                continue  # that part of the kit is not built yet
-            raise
-        module.register(subparsers)
+    asked = next((arg for arg in (argv or []) if not arg.startswith("-")), None)
+    modules = [COMMANDS[asked]] if asked in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for module_name in modules:
+        importlib.import_module(module_name).register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
