@@ -92,19 +92,24 @@ def add_next_action(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFA
     return session, log
 
 
-def complete_next_action(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
-    """Remove it from live or parked AND record the temporal tombstone (5.3.2)."""
+def _complete(session: dict, text: str, stamp: Stamp, open_lists: tuple[str, ...], tombstones: str, cap: int):
+    """Remove the identity from its open lists AND record the temporal tombstone
+    (5.3.2): removal alone would be undone by the next merge with a stale replica."""
     key = _identity(text)
     session = _begin(session, stamp)
     current = session["current"]
-    current["next_actions"], live = _without(current["next_actions"], key)
-    current["parked_actions"], parked = _without(current["parked_actions"], key)
-    found = live + parked
-    tombstone_text = found[0]["text"] if found else text
-    current["completed_actions"] = _record_tombstone(
-        current["completed_actions"], tombstone_text, stamp.now, caps["completed_actions"]
-    )
+    found: list[dict] = []
+    for name in open_lists:
+        current[name], removed = _without(current[name], key)
+        found.extend(removed)
+    current[tombstones] = _record_tombstone(current[tombstones], found[0]["text"] if found else text, stamp.now, cap)
     return session, [] if found else [f"not open here, tombstone recorded anyway: {text!r}"]
+
+
+def complete_next_action(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
+    """A live or parked action alike (4.1: a parked action MUST be completable)."""
+    return _complete(session, text, stamp, ("next_actions", "parked_actions"), "completed_actions",
+                     caps["completed_actions"])
 
 
 def add_goal(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
@@ -119,15 +124,8 @@ def add_goal(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAP
 
 
 def complete_goal(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
-    """Remove it AND record a completed_goals tombstone (5.3.2, v0.1.2)."""
-    key = _identity(text)
-    session = _begin(session, stamp)
-    current = session["current"]
-    current["goals"], found = _without(current["goals"], key)
-    current["completed_goals"] = _record_tombstone(
-        current["completed_goals"], found[0]["text"] if found else text, stamp.now, caps["completed_goals"]
-    )
-    return session, [] if found else [f"not a goal here, tombstone recorded anyway: {text!r}"]
+    """Records a completed_goals tombstone (5.3.2, v0.1.2)."""
+    return _complete(session, text, stamp, ("goals",), "completed_goals", caps["completed_goals"])
 
 
 def add_question(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
