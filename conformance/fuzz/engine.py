@@ -7,11 +7,13 @@ that hypothesis shrinks towards one minimal counterexample. The check
 records every counterexample it raises; hypothesis ends by replaying the
 minimal one, so the last recorded is the shrunk counterexample.
 
-A wall-clock budget (`--max-seconds`) is enforced from inside the test: an
-`_OutOfTime` that derives from BaseException is not a test failure to
-hypothesis and ends the run at once. Before a counterexample is found that
-ends the property as "passed so far"; while shrinking, shrinking gets a
-grace period and then stops with the smallest counterexample seen.
+Time limits are enforced from inside the test: an `_OutOfTime` that
+derives from BaseException is not a test failure to hypothesis and ends the
+run at once. Before a counterexample is found, the wall-clock budget
+(`--max-seconds`) ends the property as "passed so far"; once one is found,
+shrinking it gets `shrink_seconds` and then stops with the smallest
+counterexample seen (each candidate the shrinker keeps is smaller than the
+last, so the last one recorded is the smallest).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ class Budget:
     seed: int
     examples: int
     max_seconds: float | None = None
-    shrink_grace: float = 60.0      # extra seconds shrinking may take past max_seconds
+    shrink_seconds: float = 30.0    # how long one counterexample may take to shrink
 
 
 @dataclass
@@ -105,25 +107,28 @@ class _Clock:
     def __init__(self, budget: Budget):
         self.started = time.monotonic()
         self.deadline = None if budget.max_seconds is None else self.started + budget.max_seconds
-        self.grace = budget.shrink_grace
+        self.shrink_seconds = budget.shrink_seconds
 
-    def spent(self, shrinking: bool) -> bool:
-        if self.deadline is None:
-            return False
-        limit = self.deadline + (self.grace if shrinking else 0.0)
-        return time.monotonic() > limit
+    def spent(self, recorder: _Recorder) -> bool:
+        """Generating stops at the deadline; shrinking one counterexample gets `shrink_seconds`."""
+        now = time.monotonic()
+        if recorder.found_time is not None:
+            return now > recorder.found_time + self.shrink_seconds
+        return self.deadline is not None and now > self.deadline
 
 
 class _Recorder:
     def __init__(self):
         self.calls = 0
         self.first_found_at: int | None = None
+        self.found_time: float | None = None
         self.failure: Counterexample | None = None
         self.failures = 0
 
     def found(self, counterexample: Counterexample) -> None:
         if self.first_found_at is None:
             self.first_found_at = self.calls
+            self.found_time = time.monotonic()
         self.failure = counterexample
         self.failures += 1
 
@@ -155,7 +160,8 @@ def _drive(info: PropertyInfo, test: Callable[[], None], recorder: _Recorder, cl
         test()
     except _OutOfTime:
         if recorder.failure is not None:
-            return _finish(info, recorder, started, FAILED, "shrinking was cut short by --max-seconds")
+            return _finish(info, recorder, started, FAILED,
+                           f"shrinking stopped after {clock.shrink_seconds:g} s; shown is the smallest counterexample so far")
         return _finish(info, recorder, started, PASSED,
                        f"time budget reached after {recorder.calls} examples")
     except Flaky:
@@ -182,7 +188,7 @@ def run_merge_property(prop: MergeProperty, subject: Subject, budget: Budget, cl
 
     def check(example) -> None:
         recorder.calls += 1
-        if clock.spent(shrinking=recorder.failure is not None):
+        if clock.spent(recorder):
             raise _OutOfTime()
         found = prop.check(subject, example)
         if found is not None:
@@ -197,7 +203,7 @@ def run_writer_property(subject: Subject, budget: Budget, clock: _Clock) -> Prop
     recorder = _Recorder()
 
     def on_step() -> None:
-        if clock.spent(shrinking=recorder.failure is not None):
+        if clock.spent(recorder):
             raise _OutOfTime()
 
     run = WriterRun(subject, on_step)
@@ -245,7 +251,7 @@ def run_properties(subject: Subject, names: list[str], budget: Budget,
         if missing:
             result = PropertyResult(info.name, info.title, info.requirement, info.section, SKIPPED,
                                     note=f"the adapter does not declare {', '.join(missing)}")
-        elif clock.spent(shrinking=False):
+        elif clock.spent(_Recorder()):
             result = PropertyResult(info.name, info.title, info.requirement, info.section, SKIPPED,
                                     note="the time budget was spent before this property started")
         elif name == WRITER_PROPERTY:

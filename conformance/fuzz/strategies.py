@@ -398,108 +398,139 @@ def dense_sessions(max_items: int = 3) -> st.SearchStrategy[dict]:
     return build()
 
 
-# --- colliding pairs: a second replica that has seen the first one's items --------
+# --- colliding pairs: two replicas drawn entry by entry ----------------------------
+#
+# Each entry of a list is drawn together with what the other replica holds
+# of it (nothing, a copy in another spelling with another date, a
+# completion, a parked, hidden or purged copy, a re-add), so that the
+# shrinker deletes an item and its echo in one step.
 
-ECHO_KINDS = {
-    # what the other replica holds of an item of this list (the first kind is
-    # the one shrinking goes to: nothing)
+PAIR_KINDS = {
+    # the first kind is the one hypothesis draws most and shrinks to: nothing
     "goals": ("none", "copy", "copy", "completed"),
     "next_actions": ("none", "copy", "copy", "completed", "parked"),
     "parked_actions": ("none", "copy", "completed", "live"),
     "open_questions": ("none", "copy"),
     "decisions": ("none", "copy", "copy", "hidden", "purged"),
+    "completed_actions": ("none", "readd", "readd at done_at"),
+    "completed_goals": ("none", "readd", "readd at done_at"),
 }
-ECHO_CHOICES = {name: st.sampled_from(kinds) for name, kinds in ECHO_KINDS.items()}
-STALE_TIMES = (None, *(instant[0] for instant in INSTANTS))
+REVIVED = {"completed_actions": ("next_actions", "added"), "completed_goals": ("goals", "set_on")}
 
 
-def _echo_item(draw, item: dict, name: str) -> dict | None:
-    """A copy of `item` as another replica might hold it: another spelling, another date."""
+@functools.cache
+def pair_entries(name: str, machine: str) -> st.SearchStrategy[tuple]:
+    """(item of the first replica, what the second holds of it, spelling index, date, second date)."""
+    return st.tuples(cheap_items(name, machine), st.sampled_from(PAIR_KINDS[name]), st.integers(0, 6),
+                     cheap_dates(), cheap_dates(False))
+
+
+def _identity_text(item: dict) -> str | None:
+    if item.get("hidden") is True and isinstance(item.get("text_hash"), str):
+        return _purged_texts().get(item["text_hash"])
+    return item.get("text") if isinstance(item.get("text"), str) else None
+
+
+def place_pair(first: dict, second: dict, name: str, entry: tuple, machine: str) -> None:
+    """Put an entry's item in `first` and its echo, if any, in `second` (both `current` dicts)."""
     from conformance.model.session import DATE_FIELD
 
-    text = item.get("text")
-    if not isinstance(text, str) or item.get("text_hash"):
-        text = _purged_texts().get(item.get("text_hash"))
-        if text is None:
-            return None
-    copy = {"text": draw(variants_of(text)), "machine_id": draw(st.sampled_from(MACHINES))}
-    return with_date(copy, DATE_FIELD[name], draw(cheap_dates()))
-
-
-@st.composite
-def echoes(draw, replica: dict, max_items: int = 3) -> dict:
-    """A replica that has seen `replica`'s identities: copies in other spellings
-    with older, newer, equal or missing dates, completions and re-adds, hidden
-    and purged copies, the same machines, history rows and unknown keys with
-    other values; plus items of its own."""
-    other = draw(dense_sessions(max_items))
-    current = {name: list(items) if name in CURRENT_LISTS else items for name, items in other["current"].items()}
-    theirs = replica.get("current", {})
-    for name, kinds in ECHO_CHOICES.items():
-        for item in theirs.get(name, []):
-            kind = draw(kinds)
-            copy = None if kind == "none" else _echo_item(draw, item, name)
-            if copy is None:
-                continue
-            if kind == "completed":
-                target = "completed_goals" if name == "goals" else "completed_actions"
-                current.setdefault(target, []).append(with_date({"text": copy["text"]}, "done_at", draw(cheap_dates())))
-            elif kind == "parked" or (kind == "copy" and name == "parked_actions"):
-                current.setdefault("parked_actions", []).append({**copy, "parked_at": draw(cheap_dates(False))})
-            elif kind == "live":
-                current.setdefault("next_actions", []).append(copy)
-            elif kind in ("hidden", "purged"):
-                hidden = {**copy, "hidden": True, "hidden_at": draw(cheap_dates(False))}
-                if kind == "purged":
-                    hidden = {**hidden, "text": PURGED_TEXT, "text_hash": text_hash(copy["text"])}
-                current.setdefault("decisions", []).append(hidden)
-            else:
-                current.setdefault(name, []).append(copy)
-    for name, live, field in (("completed_actions", "next_actions", "added"), ("completed_goals", "goals", "set_on")):
-        for tombstone in theirs.get(name, []):
-            if isinstance(tombstone.get("text"), str) and draw(st.booleans()):
-                # The same text again, added before, at or after the completion (5.3.2).
-                moment = draw(st.sampled_from((tombstone.get("done_at"), *STALE_TIMES)))
-                current.setdefault(live, []).append(with_date(
-                    {"text": draw(variants_of(tombstone["text"]))}, field, moment if isinstance(moment, str) else None))
-    for key in theirs:
-        if key not in CURRENT_LISTS and draw(st.booleans()):
-            current[key] = draw(unknown_values())
-    session = {**other, "current": current}
-    machines_seen = dict(other.get("machines", {}))
-    for uuid in replica.get("machines", {}):
-        if draw(st.booleans()):
-            machines_seen[uuid] = with_date({"label": "elsewhere"}, "last_seen", draw(cheap_dates()))
-    session["machines"] = machines_seen
-    rows = list(other.get("history", []))
-    for row in replica.get("history", []):
-        if draw(st.booleans()):
-            rows.append(with_date({k: v for k, v in row.items() if k != "date"}, "date", draw(cheap_dates())))
-    session["history"] = rows
-    for key in replica:
-        if key not in ("version", "current", "machines", "history", "created_at", "updated_at") and draw(st.booleans()):
-            session[key] = draw(unknown_values())
-    return session
+    item, kind, spelling, date, other_date = entry
+    first.setdefault(name, []).append(item)
+    text = _identity_text(item)
+    if kind == "none" or text is None:
+        return
+    variant = text_variants(text.strip())[spelling]
+    if name in REVIVED:
+        live, field = REVIVED[name]
+        when = item.get("done_at") if kind == "readd at done_at" else date
+        second.setdefault(live, []).append(with_date({"text": variant, "machine_id": machine}, field, when))
+        return
+    copy = with_date({"text": variant, "machine_id": machine}, DATE_FIELD[name], date)
+    if kind == "completed":
+        target = "completed_goals" if name == "goals" else "completed_actions"
+        second.setdefault(target, []).append(with_date({"text": variant}, "done_at", other_date))
+    elif kind == "parked" or (kind == "copy" and name == "parked_actions"):
+        second.setdefault("parked_actions", []).append({**copy, "parked_at": other_date})
+    elif kind == "live":
+        second.setdefault("next_actions", []).append(copy)
+    elif kind in ("hidden", "purged"):
+        hidden = {**copy, "hidden": True, "hidden_at": other_date}
+        if kind == "purged":
+            hidden = {**hidden, "text": PURGED_TEXT, "text_hash": text_hash(variant)}
+        second.setdefault("decisions", []).append(hidden)
+    else:
+        second.setdefault(name, []).append(copy)
 
 
 @functools.cache
 def _colliding_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[tuple[dict, dict]]:
     caps = dict(caps_items)
-    first = crowded_sessions(caps, max_items)
     crowd = crowding(caps)
+    entries = {m: {name: st.lists(pair_entries(name, m), max_size=max_items) for name in CURRENT_LISTS}
+               for m in MACHINES}
+    machine = st.sampled_from(MACHINES)
+    stamp = st.sampled_from((*GOOD_DATES, None))
+    keep = st.booleans()
+    unknown = unknown_values()
+    shared_kind = st.sampled_from(("none", "copy", "same key, other value"))
+    machine_entries = st.lists(st.tuples(st.sampled_from(MACHINES), cheap_dates(), st.sampled_from(("none", "copy")),
+                                         cheap_dates()), max_size=2, unique_by=lambda entry: entry[0])
+    history_entries = st.lists(st.tuples(cheap_history_rows(), st.sampled_from(("none", "copy", "redated")),
+                                         cheap_dates()), max_size=max_items)
+
+    def unknown_pair(draw, first: dict, second: dict, key: str) -> None:
+        kind = draw(shared_kind)
+        if kind == "none" and not draw(keep):
+            return
+        first[key] = draw(unknown)
+        if kind == "copy":
+            second[key] = first[key]
+        elif kind == "same key, other value":
+            second[key] = draw(unknown)
 
     @st.composite
     def build(draw) -> tuple[dict, dict]:
-        a = draw(first)
-        b = draw(crowd(draw(echoes(a, max_items))))
-        return (b, a) if draw(st.booleans()) else (a, b)
+        first_machine, second_machine = draw(machine), draw(machine)
+        first_current: dict = {}
+        second_current: dict = {}
+        for name in CURRENT_LISTS:
+            for entry in draw(entries[first_machine][name]):
+                place_pair(first_current, second_current, name, entry, second_machine)
+        for current in (first_current, second_current):
+            for name in CURRENT_LISTS:
+                # An absent list reads as empty (spec 4.1): leave some out.
+                if name not in current and draw(keep):
+                    current[name] = []
+        unknown_pair(draw, first_current, second_current, "x_future_list")
+        first = {"version": 1, "current": first_current}
+        second = {"version": 1, "current": second_current}
+        for session in (first, second):
+            for field in ("created_at", "updated_at"):
+                value = draw(stamp)
+                if value is not None:
+                    session[field] = value
+        first["machines"], second["machines"] = {}, {}
+        for uuid, seen, kind, seen_elsewhere in draw(machine_entries):
+            first["machines"][uuid] = with_date({"label": "here"}, "last_seen", seen)
+            if kind == "copy":
+                second["machines"][uuid] = with_date({"label": "there"}, "last_seen", seen_elsewhere)
+        first["history"], second["history"] = [], []
+        for row, kind, other_date in draw(history_entries):
+            first["history"].append(row)
+            if kind == "copy":
+                second["history"].append(dict(row))
+            elif kind == "redated":
+                second["history"].append(with_date({k: v for k, v in row.items() if k != "date"}, "date", other_date))
+        unknown_pair(draw, first, second, "x_top_level")
+        first, second = draw(crowd(first)), draw(crowd(second))
+        return (second, first) if draw(keep) else (first, second)
 
     return build()
 
 
 def colliding_sessions(caps: dict | None = None, max_items: int = 3) -> st.SearchStrategy[tuple[dict, dict]]:
-    """Two session objects built to collide: the second has seen the first's
-    identities (`echoes`), and either may come first."""
+    """Two session objects built to collide, entry by entry (`place_pair`); either may come first."""
     return _colliding_sessions(tuple(sorted(default_caps(caps).items())), max_items)
 
 
