@@ -80,10 +80,11 @@ def read_parsed(link: str, parsed: ParsedEntry) -> dict:
 
 def _copy(value):
     """A copy of plain frontmatter data (dicts, lists, scalars)."""
+    # Scalars (most values) are taken as they are without a call per value.
     if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
+        return {key: _copy(item) if isinstance(item, (dict, list)) else item for key, item in value.items()}
     if isinstance(value, list):
-        return [_copy(item) for item in value]
+        return [_copy(item) if isinstance(item, (dict, list)) else item for item in value]
     return value
 
 

@@ -106,8 +106,7 @@ _REST_OF_LINE = re.compile(r"[ \t]*(?:\r\n|\r|\n|\Z)")
 def line_of(text: str, position: int) -> int:
     """The 1-based line number of a character offset (any of the three line breaks)."""
     # Counting "\r\n" once: every "\n" and every "\r" not followed by "\n".
-    chunk = text[:position]
-    return 1 + chunk.count("\n") + chunk.count("\r") - chunk.count("\r\n")
+    return 1 + text.count("\n", 0, position) + text.count("\r", 0, position) - text.count("\r\n", 0, position)
 
 
 def _skip_preamble(text: str) -> int:
@@ -225,16 +224,17 @@ class _FrontmatterReader:
         self.problems = problems
         self.places: list[tuple[str, int, int, str]] = []
         self.lines: list[_Line] = []
+        lines = self.lines
         for offset, raw in enumerate(raw_lines):
-            stripped = raw.strip(" \t")
-            if not stripped or stripped.startswith("#"):
+            unindented = raw.lstrip(" \t")
+            if not unindented or unindented[0] == "#":
                 continue  # blank lines and whole-line comments carry nothing
             number = first_line + offset
-            indentation = raw[: len(raw) - len(raw.lstrip(" \t"))]
-            if "\t" in indentation:
-                self.note("tab-indent", number, indentation.index("\t") + 1,
+            indent = len(raw) - len(unindented)
+            if indent and "\t" in raw[:indent]:
+                self.note("tab-indent", number, raw.index("\t") + 1,
                           "a tab in the indentation (YAML allows only spaces); read as one column")
-            self.lines.append(_Line(number, len(indentation), stripped))
+            lines.append(_Line(number, indent, unindented.rstrip(" \t")))
         self.position = 0
 
     def note(self, code: str, line: int, column: int, message: str) -> None:
@@ -260,23 +260,25 @@ class _FrontmatterReader:
     def read_mapping_entry(self, mapping: dict, line: _Line, depth: int, parent: str) -> None:
         """Read one ``key: value`` line (and the block under it) into mapping."""
         self.position += 1
-        if line.content.startswith("- ") or line.content == "-":
+        content = line.content
+        if content[0] == "-" and (len(content) == 1 or content[1] == " "):
             self.note("bad-line", line.number, line.indent + 1,
                       "a list item with no key above it to belong to; ignored")
             return
-        match = _KEY_END.search(line.content)
+        match = _KEY_END.search(content)
         if match is None:
             self.note("bad-line", line.number, line.indent + 1,
                       "not a 'key: value' line, a list item or a comment; ignored "
                       "(a multi-line value is outside the subset)")
             return
-        key = line.content[: match.start()].rstrip(" \t")
+        key = content[: match.start()].rstrip(" \t")
         if not key or key[0] in _KEY_BAD_START:
             self.note("bad-line", line.number, line.indent + 1,
                       f"{key!r} is not a plain key (quoted, empty or starting with a YAML indicator); ignored")
             return
-        raw_value = line.content[match.end():].strip(" \t")
-        value_column = line.indent + 1 + len(line.content) - len(line.content[match.end():].lstrip(" \t"))
+        after_colon = content[match.end():].lstrip(" \t")
+        raw_value = after_colon.rstrip(" \t")
+        value_column = line.indent + 1 + len(content) - len(after_colon)
         path = f"{parent}.{key}" if parent else key
         self.places.append((path, line.number, value_column if raw_value else line.indent + 1, raw_value))
         if key in mapping:
@@ -446,6 +448,9 @@ class _FrontmatterReader:
         return "".join(pieces)
 
 
+_INTEGER_STARTS = frozenset("-0123456789")
+
+
 def _plain_scalar(raw: str) -> object:
     if raw == "true":
         return True
@@ -453,7 +458,7 @@ def _plain_scalar(raw: str) -> object:
         return False
     if raw in ("null", "~", ""):
         return None
-    if _INTEGER.match(raw) and len(raw) <= 4000:
+    if raw[0] in _INTEGER_STARTS and _INTEGER.match(raw) and len(raw) <= 4000:
         return int(raw)
     return raw
 

@@ -154,6 +154,12 @@ def _matches(rule_id: str, selectors: tuple[str, ...]) -> bool:
 
 def _detect(path: str) -> str:
     """The kind of one path, for --kind auto."""
+    # The memoir shapes first: they need no other validator loaded.
+    if os.path.isdir(path):
+        if os.path.isdir(os.path.join(path, "memory")) or os.path.isfile(os.path.join(path, "session.json")):
+            return "memoir"
+    elif path.endswith((".md", ".json")):
+        return "memoir"
     for kind in KIND_ALIASES:
         module = rules.kind_module(kind)
         detect = getattr(module, "detect", None) if module else None

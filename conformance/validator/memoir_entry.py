@@ -409,11 +409,7 @@ def _shape(value: object, date_pattern: re.Pattern, keep: bool = False) -> objec
     as it judges `value`: the schema only asks of text whether it is empty,
     blank, date-shaped or (for enum keys) which word; of integers, their
     sign. Lists become ("list", ...) and mappings ("map", (key, value)...)."""
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return max(-1, min(value, 2))
-    if isinstance(value, str):
+    if isinstance(value, str):  # the commonest, so asked first
         if keep:
             return ("text", value)
         if not value:
@@ -421,6 +417,10 @@ def _shape(value: object, date_pattern: re.Pattern, keep: bool = False) -> objec
         if not value.strip():
             return " "
         return "2000-01-01" if date_pattern.match(value) else "x"
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return max(-1, min(value, 2))
     if isinstance(value, list):
         return ("list",) + tuple(_shape(item, date_pattern) for item in value)
     if isinstance(value, dict):

@@ -18,6 +18,7 @@ from conformance.validator.sources import StoreScan
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _KNOWN_PREFIXES = tuple(f"{name}_" for name in (*ENTRY_TYPES, *LEGACY_TYPES))
+_SEPARATORS = re.compile(r"[-_ ]+")
 
 
 def _normal(text: str) -> str:
@@ -25,7 +26,7 @@ def _normal(text: str) -> str:
     text = text.casefold().strip()
     if text.endswith(".md"):
         text = text[:-3]
-    return re.sub(r"[-_ ]+", "_", text)
+    return _SEPARATORS.sub("_", text)
 
 
 def _without_prefix(link: str) -> str:
@@ -99,11 +100,18 @@ def _link_findings(scan: StoreScan, summaries: list[EntrySummary], entries: list
             by_name.setdefault(entry.name.strip(), entry)
             by_name.setdefault(_normal(entry.name), entry)
 
+    # Stores repeat the same dangling targets in many entries: each target's
+    # verdict depends only on the store, so it is worked out once.
+    hints: dict[str, str | None] = {}
+    kept = set(by_fold.values())
     for summary in summaries:
         for target, line, column in summary.links:
             if target in links:
                 continue
-            hint = _probable_target(target, by_fold, by_normal, by_bare, by_name)
+            if target in hints:
+                hint = hints[target]
+            else:
+                hint = hints[target] = _probable_target(target, by_fold, kept, by_normal, by_bare, by_name)
             if hint is None:
                 found.append(diagnostic(
                     rules.LINK_UNRESOLVED, summary.display,
@@ -113,7 +121,8 @@ def _link_findings(scan: StoreScan, summaries: list[EntrySummary], entries: list
     return found
 
 
-def _probable_target(target: str, by_fold: dict, by_normal: dict, by_bare: dict, by_name: dict) -> str | None:
+def _probable_target(target: str, by_fold: dict, kept: set, by_normal: dict, by_bare: dict,
+                     by_name: dict) -> str | None:
     unresolved = "readers do not resolve it"
     if target.casefold() in by_fold:
         link = by_fold[target.casefold()]
@@ -122,7 +131,7 @@ def _probable_target(target: str, by_fold: dict, by_normal: dict, by_bare: dict,
     if named is not None:
         return (f"[[{target}]] matches the name: of {named.display}, not a link name (the file name): {unresolved}; "
                 f"it probably means [[{named.link}]]")
-    if target.endswith(".md") and target[:-3] in by_fold.values():
+    if target.endswith(".md") and target[:-3] in kept:
         return f"[[{target}]] carries the .md suffix: {unresolved}; write [[{target[:-3]}]]"
     normal = _normal(target)
     link = by_normal.get(normal) or by_bare.get(_normal(_without_prefix(target)))

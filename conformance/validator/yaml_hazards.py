@@ -52,6 +52,9 @@ class Hazard:
 
 
 _TYPED_STARTS = frozenset("0123456789+-.~nNtTfFyYoO")
+# A value starting with none of these, without '#', ': ' or a final ':', is
+# read alike by a YAML engine (see _plain_rejection, _comment_start, yaml_type).
+_SUSPICIOUS_STARTS = _TYPED_STARTS | _REJECT_START
 
 
 def yaml_type(plain: str) -> str | None:
@@ -75,10 +78,13 @@ def yaml_type(plain: str) -> str | None:
     return None
 
 
+_LINE_INTEGER = re.compile(r"-?[0-9]+")
+
+
 def _line_based_reads_text(plain: str) -> bool:
     if plain in _LINE_READS:
         return False
-    return not re.fullmatch(r"-?[0-9]+", plain)
+    return not _LINE_INTEGER.fullmatch(plain)
 
 
 def _preview(text: str, width: int = 24) -> str:
@@ -94,6 +100,8 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
     for key, line, column, value in parsed.places:
         if not value or value[0] in _QUOTE_OR_INDICATOR:
             continue
+        if value[0] not in _SUSPICIOUS_STARTS and "#" not in value and ": " not in value and value[-1] != ":":
+            continue  # most values: no rejection, comment or typed reading can start here
         if rejected is None:
             rejected = _plain_rejection(key, line, column, value)
         comment = _comment_start(value)

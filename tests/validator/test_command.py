@@ -108,6 +108,7 @@ def fake_kind(monkeypatch):
     module.detect = lambda path: path.endswith(".diff.yaml")
     monkeypatch.setitem(sys.modules, "fake_memory_diff_kind", module)
     monkeypatch.setitem(rules.KIND_MODULES, "memory-diff", "fake_memory_diff_kind")
+    monkeypatch.setitem(rules.RULE_MODULES, "memory-diff", "fake_memory_diff_kind")
     return seen
 
 
