@@ -10,11 +10,14 @@ run --vectors DIR` replays as a regression.
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from conformance.fuzz import report
 from conformance.fuzz.engine import ERROR, FAILED, SKIPPED, Budget, all_properties, run_properties
@@ -27,6 +30,8 @@ from conformance.runner.implementations import AdapterImplementation
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXAMPLES = 200
+DEFAULT_SHRINK_SECONDS = 30.0
+DIFFERENTIAL = "differential"   # the property --no-differential leaves out
 
 DESCRIPTION = """\
 Property-based conformance: drive an adapter with generated session replicas
@@ -46,7 +51,7 @@ exit codes:
 
 
 def register(subparsers) -> None:
-    listing = "\n".join(f"  {info.name:<22} {info.title} ({info.requirement})" for info in all_properties())
+    listing = "\n".join(f"  {info.name:<22} {info.title} (spec {info.section})" for info in all_properties())
     parser = subparsers.add_parser(
         "fuzz", help="property-based conformance: generated replicas and writer ops, shrunk counterexamples",
         description=DESCRIPTION, epilog=EPILOG.format(properties=listing),
@@ -58,11 +63,14 @@ def register(subparsers) -> None:
     target.add_argument("--timeout", metavar="S", type=_positive_float, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
     budget = parser.add_argument_group("budget")
-    budget.add_argument("--seed", type=_seed, help="the random seed (default: a fresh one, printed)")
+    budget.add_argument("--seed", metavar="N", type=_seed, help="the random seed (default: a fresh one, printed)")
     budget.add_argument("--examples", metavar="N", type=_positive_int, default=DEFAULT_EXAMPLES,
                         help=f"examples per property (default {DEFAULT_EXAMPLES}; writer-ops: op sequences)")
     budget.add_argument("--max-seconds", metavar="S", type=_positive_float,
-                        help="stop generating after S seconds in all (shrinking a counterexample may take up to 60 s more)")
+                        help="stop generating after S seconds in all (a counterexample found by then is still shrunk)")
+    budget.add_argument("--shrink-seconds", metavar="S", type=_positive_float, default=DEFAULT_SHRINK_SECONDS,
+                        help=f"seconds to shrink each counterexample (default {DEFAULT_SHRINK_SECONDS:g}); "
+                             "past it, the smallest one so far is shown")
     which = parser.add_argument_group("properties")
     which.add_argument("--property", dest="properties", metavar="NAME", nargs="+", action="extend",
                        help="only these properties (repeatable; see the list below)")
@@ -125,8 +133,7 @@ def selected_properties(args) -> list[str] | str:
         return f"unknown propert{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)}; choose from {', '.join(known)}"
     names = [name for name in known if name in wanted]
     if args.no_differential:
-        differential = {info.name for info in all_properties() if info.name == "differential"}
-        names = [name for name in names if name not in differential]
+        names = [name for name in names if name != DIFFERENTIAL]
         if not names:
             return "--no-differential leaves no property to run"
     return names
@@ -139,6 +146,11 @@ def fuzz_command(args) -> int:
     seed_value = args.seed if args.seed is not None else secrets.randbelow(2**32)
     workdir = Path(tempfile.mkdtemp(prefix="memoir-fuzz-"))
     implementation = None
+    # Hypothesis keeps caches under ./.hypothesis: keep them in the scratch
+    # directory rather than in the user's working directory.
+    own_storage = not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    if own_storage:
+        set_hypothesis_home_dir(workdir / "hypothesis")
     try:
         command = args.adapter if args.adapter else default_adapter()
         try:
@@ -151,7 +163,8 @@ def fuzz_command(args) -> int:
             tail = described.stderr_tail.strip()
             return _error(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""))
         subject = Subject(implementation, described, workdir / "stores")
-        budget = Budget(seed=seed_value, examples=args.examples, max_seconds=args.max_seconds)
+        budget = Budget(seed=seed_value, examples=args.examples, max_seconds=args.max_seconds,
+                        shrink_seconds=args.shrink_seconds)
         print(f"fuzzing {implementation.label} with seed {seed_value} ...", file=sys.stderr, flush=True)
         run = run_properties(subject, names, budget, progress=_progress)
         if all(result.status == SKIPPED for result in run.results):
@@ -159,11 +172,15 @@ def fuzz_command(args) -> int:
                           + "; ".join(f"{r.name}: {r.note}" for r in run.results))
         saved = {}
         if args.save_vectors is not None:
-            origin = f"property {{name}}, seed {seed_value}, against {described.name} {described.version}"
             for result in run.failed:
-                if result.counterexample is not None and result.counterexample.case is not None:
+                if result.counterexample is None or result.counterexample.case is None:
+                    continue
+                origin = f"property {result.name}, seed {seed_value}, against {described.name} {described.version}"
+                try:
                     saved[result.name] = save(result.counterexample, args.save_vectors, implementation, subject.caps,
-                                              origin.format(name=result.name))
+                                              origin)
+                except OSError as error:
+                    return _error(f"cannot write the vector file: {error}")
         differential = not args.no_differential
         print(report.render(run, implementation.label, described, subject.caps, saved, args.adapter, differential,
                             args.oneshot))
@@ -181,6 +198,8 @@ def fuzz_command(args) -> int:
     finally:
         if implementation is not None:
             implementation.close()
+        if own_storage:
+            set_hypothesis_home_dir(None)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -54,7 +54,7 @@ WRITER_INFO = PropertyInfo(
     WRITER_PROPERTY,
     "random writer-op sequences (add, complete, park by overflow, re-add, hide, purge, record_session) "
     "agree with the reference model",
-    "4.1", "S4.1-next-actions-rotate-to-parked", "writer", WRITER_OPS_NEEDED, differential=True,
+    "4.1, 5.3, 6, 8", "S4.1-next-actions-rotate-to-parked", "writer", WRITER_OPS_NEEDED, differential=True,
 )
 
 

@@ -227,6 +227,7 @@ def build_vector(counterexample: Counterexample, caps: dict, origin: str) -> dic
         expect = base_checks(result) + focus_checks(result, focus, before + [loaded(result)], "write")
     else:
         raise ValueError("this counterexample has no case to save")
+    expect = list({json.dumps(check, sort_keys=True): check for check in expect}.values())   # no check twice
     requirements = _known_requirements(counterexample.requirements)
     digest = hashlib.sha256(json.dumps({"op": op, "input": vector_input}, sort_keys=True, ensure_ascii=False)
                             .encode("utf-8")).hexdigest()[:12]

@@ -12,7 +12,7 @@ from conformance.fuzz.export import Saved
 from conformance.protocol.messages import Describe
 
 MARK = {PASSED: "ok", FAILED: "FAIL", SKIPPED: "skip", ERROR: "ERROR"}
-INPUT_LINES = 60
+INPUT_LINES = 80
 
 
 def property_line(result: PropertyResult) -> str:
@@ -23,9 +23,21 @@ def property_line(result: PropertyResult) -> str:
         what = f"{result.examples} examples"
     else:
         what = ""
-    note = f" ({result.note})" if result.note else ""
     timing = f", {result.duration:.1f} s" if result.status in (PASSED, FAILED) else ""
-    return f"  {mark:<5} {result.name:<22} {what}{timing}{note}".rstrip()
+    note = f"({result.note})" if result.note else ""
+    return f"  {mark:<5} {result.name:<22} " + " ".join(part for part in (what + timing, note) if part)
+
+
+def compact_json(value: object, indent: int = 0) -> str:
+    """JSON for reading: objects that hold structure open up, list items one per line."""
+    pad = " " * (indent + 2)
+    if isinstance(value, dict) and any(isinstance(v, (dict, list)) and v for v in value.values()):
+        entries = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {compact_json(v, indent + 2)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(entries) + "\n" + " " * indent + "}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        entries = [pad + json.dumps(v, ensure_ascii=False) for v in value]
+        return "[\n" + ",\n".join(entries) + "\n" + " " * indent + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _shown(value: object) -> str:
@@ -34,8 +46,8 @@ def _shown(value: object) -> str:
             parsed = json.loads(value)
         except ValueError:
             return repr(value) if len(value) < 400 else repr(value[:400]) + " ..."
-        return json.dumps(parsed, indent=2, ensure_ascii=False)
-    return json.dumps(value, indent=2, ensure_ascii=False)
+        return compact_json(parsed)
+    return compact_json(value)
 
 
 def _indented(text: str, limit: int = INPUT_LINES) -> str:

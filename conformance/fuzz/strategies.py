@@ -6,6 +6,13 @@ instants written several ways (date-only, offsets, missing, unparseable),
 items per session list, tombstones, whole replicas, and now and then a
 replica that must contribute nothing (newer version, unparseable bytes).
 Merges of such replicas hit every rule of spec 5 within a few examples.
+
+`sessions`, `replica_texts` and `json_values` are the plain pieces (the
+model's own property tests use them). `memoir-conform fuzz` draws pairs
+with `colliding_sessions` (two replicas drawn entry by entry, each item
+with what the other replica holds of it), `crowding` (lists past their
+caps), `degrade`, `stale_replicas`, and for the writer machine
+`initial_session_texts` and `writer_texts` (docs/fuzzing.md).
 """
 
 from __future__ import annotations
@@ -90,6 +97,18 @@ def decisions() -> st.SearchStrategy[dict]:
     return st.builds(shape, item, st.sampled_from(["visible", "visible", "hidden", "purged"]), dates(False))
 
 
+# Integers a JSON implementation must keep exactly (RFC 7493, I-JSON): beyond
+# 2**53 many parsers round, which says nothing about the memoir format.
+SAFE_INTEGER = 2**53 - 1
+
+
+@functools.cache
+def interoperable_unknown_values() -> st.SearchStrategy[object]:
+    """Values of keys a reader does not know, within I-JSON's number range."""
+    integers = st.integers(-SAFE_INTEGER, SAFE_INTEGER)
+    return st.one_of(integers, st.text(max_size=5), st.lists(integers, max_size=2))
+
+
 @functools.cache
 def unknown_values() -> st.SearchStrategy[object]:
     return st.one_of(st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2))
@@ -165,9 +184,10 @@ def json_values() -> st.SearchStrategy[object]:
 #
 # The identity alphabet above has six texts, fewer than most caps, so cap
 # rotation, parking and re-splitting (spec 4.1, 5.2) would never happen.
-# Fillers are numbered items with distinct dates, drawn as one count so that
-# they shrink away whole. Both replicas draw from the same numbered names, so
-# crowded lists collide too.
+# Fillers are numbered items with distinct dates, drawn as one choice of how
+# many (just past the cap, first) so that the shrinker drops them whole by
+# turning crowding off. Both replicas draw from the same numbered names at
+# shifted dates, so crowded lists collide too.
 
 FILLER_TEXT = {
     "goals": "goal {n:02d}",
@@ -194,11 +214,6 @@ def crowd_counts(name: str, caps: dict) -> tuple[int, ...]:
         return (live + 1, both + 1, live, both + 2, 1)
     cap = caps[name]
     return (cap + 1, cap, cap + 2, max(cap - 1, 0), 1)
-
-
-def crowd_limit(name: str, caps: dict) -> int:
-    """The most fillers a list gets."""
-    return max(crowd_counts(name, caps))
 
 
 def filler_items(name: str, count: int, offset: int, machine_id: str) -> list[dict]:
@@ -357,7 +372,6 @@ def cheap_machines() -> st.SearchStrategy[dict]:
 
 CURRENT_LISTS = ("goals", "next_actions", "parked_actions", "completed_actions", "completed_goals",
                  "open_questions", "decisions")
-LIST_ITEMS = CURRENT_LISTS
 
 
 @functools.cache
@@ -371,7 +385,7 @@ def dense_sessions(max_items: int = 3) -> st.SearchStrategy[dict]:
     stamp = st.sampled_from((*GOOD_DATES, None))
     keep = st.booleans()
     rows = st.lists(cheap_history_rows(), max_size=max_items)
-    unknown = unknown_values()
+    unknown = interoperable_unknown_values()
 
     @st.composite
     def build(draw) -> dict:
@@ -472,7 +486,7 @@ def _colliding_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[
     machine = st.sampled_from(MACHINES)
     stamp = st.sampled_from((*GOOD_DATES, None))
     keep = st.booleans()
-    unknown = unknown_values()
+    unknown = interoperable_unknown_values()
     shared_kind = st.sampled_from(("none", "copy", "same key, other value"))
     machine_entries = st.lists(st.tuples(st.sampled_from(MACHINES), cheap_dates(), st.sampled_from(("none", "copy")),
                                          cheap_dates()), max_size=2, unique_by=lambda entry: entry[0])
@@ -586,25 +600,6 @@ def as_text(session: dict) -> str:
     return json.dumps(session, indent=2)
 
 
-@functools.cache
-def _degraded_texts(caps_items: tuple, max_items: int) -> st.SearchStrategy[str]:
-    caps = dict(caps_items)
-    newer = crowded_sessions(caps, max_items).map(lambda s: json.dumps({**s, "version": 2}))
-    broken = crowded_sessions(caps, max_items).map(lambda s: as_text(s)[: len(as_text(s)) // 2])
-    return st.one_of(newer, broken)
-
-
-def degraded_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:
-    """A replica that must contribute nothing to a merge (spec 6): a newer version, or cut short."""
-    return _degraded_texts(tuple(sorted(default_caps(caps).items())), max_items)
-
-
-def crowded_replica_texts(caps: dict | None = None, max_items: int = 4) -> st.SearchStrategy[str]:
-    """`replica_texts()` over crowded sessions: mostly valid, now and then degraded."""
-    valid = crowded_sessions(caps, max_items).map(as_text)
-    return st.one_of(valid, valid, valid, valid, degraded_texts(caps, max_items))
-
-
 # --- stale replicas: copies that have not pulled the tombstones -------------
 
 @functools.cache
@@ -662,11 +657,12 @@ def initial_session_texts() -> st.SearchStrategy[str | None]:
     that are not JSON and must be quarantined, never discarded (spec 4.1)."""
     known = st.fixed_dictionaries({
         "version": st.just(1),
-        "x_top_level": unknown_values(),
+        "x_top_level": interoperable_unknown_values(),
         "current": st.fixed_dictionaries({
-            "x_future_list": st.lists(unknown_values(), max_size=2),
+            "x_future_list": st.lists(interoperable_unknown_values(), max_size=2),
             "next_actions": st.lists(
-                st.builds(lambda item, extra: {**item, "x_item_field": extra}, list_items("added"), unknown_values()),
+                st.builds(lambda item, extra: {**item, "x_item_field": extra}, list_items("added"),
+                          interoperable_unknown_values()),
                 max_size=2, unique_by=lambda item: text_hash(item["text"])),
         }),
     }).map(as_text)

@@ -34,9 +34,8 @@ from conformance.fuzz import strategies
 from conformance.fuzz.counterexample import Counterexample, WriteCase
 from conformance.fuzz.subject import CallProblem, Subject
 from conformance.model import dates
-from conformance.model.identity import PURGED_TEXT, is_purged, item_key, normalize
+from conformance.model.identity import is_purged, item_key, normalize
 from conformance.model.session import (
-    DATE_FIELD,
     KNOWN_LISTS,
     KNOWN_TOP_LEVEL,
     RENDERED_LISTS,

@@ -1,0 +1,87 @@
+"""With its default budget, `memoir-conform fuzz` finds every merge and writer mutant.
+
+Each mutant (runners/mutants/, registry mutants.json) is the reference
+model with one rule broken, served over the protocol by a real subprocess.
+For every mutant fuzz targets, the property named below must find a
+counterexample within the default example budget at a fixed seed; the
+mutants it does not target are listed with the reason (docs/fuzzing.md).
+Shrinking is cut to a second here: finding is what is under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.fuzz.command import DEFAULT_EXAMPLES
+from conformance.fuzz.engine import FAILED
+from fuzz_helpers import load_mutants, mutant_command
+
+SEED = 1
+
+# The property that catches each mutant fuzz targets (by file stem). Others
+# catch several of them too; one each keeps the suite fast.
+CAUGHT_BY = {
+    "01_cap_drops_oldest_action": "writer-ops",
+    "02_merge_live_actions_only": "no-silent-loss",
+    "03_hidden_not_sticky": "monotone-suppression",
+    "04_purged_loses_to_newer": "monotone-suppression",
+    "05_purged_matched_by_text": "differential",
+    "06_absolute_action_tombstones": "no-silent-loss",
+    "07_completion_without_tombstone": "writer-ops",
+    "08_completed_goals_ignored": "no-silent-loss",
+    "09_unknown_current_keys_dropped": "unknown-keys",
+    "10_unknown_top_level_keys_dropped": "unknown-keys",
+    "11_unknown_keys_remote_wins": "unknown-keys",
+    "12_forward_version_interpreted": "degraded-replicas",
+    "13_unparseable_discarded": "writer-ops",
+    "14_identity_not_case_folded": "differential",
+    "15_missing_date_is_now": "no-silent-loss",
+    "16_history_ignores_session_id": "differential",
+    "17_created_at_later": "differential",
+    "25_hidden_evicted_by_cap": "no-silent-loss",
+    "26_machines_older_last_seen": "differential",
+}
+
+# Mutants fuzz does not target, and why (docs/fuzzing.md, "Scope").
+OUT_OF_SCOPE = {
+    "18_hidden_decisions_rendered": "a reader's render: fuzz reads every session with the reference model, "
+                                    "never through the adapter's read_store (vectors/read/ catch it)",
+    "19_completed_actions_rendered": "a reader's render: fuzz reads every session with the reference model, "
+                                     "never through the adapter's read_store (vectors/read/ catch it)",
+    "20_feedback_not_lesson": "entry files (legacy dialects): fuzz generates sessions only",
+    "21_update_drops_unknown_fields": "entry files (update_entry): fuzz generates sessions only",
+    "22_rewrites_untouched_entries": "entry files: fuzz generates sessions only",
+    "23_no_lock": "concurrency: fuzz drives one writer at a time (the concurrent_writes vectors catch it)",
+    "24_non_atomic_write": "atomicity: fuzz never reads a file mid-write (the atomic_writes vectors catch it)",
+}
+
+MUTANTS = load_mutants()
+
+
+def stem(entry: dict) -> str:
+    return entry["file"].rsplit(".", 1)[0]
+
+
+def test_the_registry_is_there():
+    if not MUTANTS:
+        pytest.skip("runners/mutants/mutants.json is not in this checkout")
+    assert {stem(m) for m in MUTANTS} <= set(CAUGHT_BY) | set(OUT_OF_SCOPE), (
+        "a mutant is neither targeted nor out of scope: add it to CAUGHT_BY or OUT_OF_SCOPE "
+        "(and to docs/fuzzing.md)"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", MUTANTS, ids=stem)
+def test_default_budget_finds_the_mutant(mutant, fuzzer):
+    name = stem(mutant)
+    if name in OUT_OF_SCOPE:
+        pytest.skip(f"out of scope for fuzz: {OUT_OF_SCOPE[name]}")
+    if name not in CAUGHT_BY:
+        pytest.fail(f"mutant {name} is not classified: add it to CAUGHT_BY or OUT_OF_SCOPE")
+    run = fuzzer(mutant_command(mutant["file"])).run(
+        [CAUGHT_BY[name]], seed=SEED, examples=DEFAULT_EXAMPLES, shrink_seconds=1.0)
+    result = run.results[0]
+    assert result.status == FAILED, f"{CAUGHT_BY[name]} found nothing in {result.examples} examples ({result.note})"
+    assert result.counterexample.requirement.startswith("S")
+    assert result.examples <= DEFAULT_EXAMPLES
