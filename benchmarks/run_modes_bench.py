@@ -30,7 +30,7 @@ from tabulate import tabulate
 
 from conformance import SPEC_VERSION, resources
 from conformance.protocol.messages import AdapterFault
-from conformance.runner.command import default_adapter
+from conformance.options import default_adapter
 from conformance.runner.implementations import AdapterImplementation
 from conformance.runner.run import run_vectors
 from conformance.runner.selection import Filters, select

@@ -27,6 +27,7 @@ from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
 from conformance.runner.implementations import AdapterImplementation
+from conformance.options import default_adapter, positive_float, positive_int
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXAMPLES = 200
@@ -60,15 +61,15 @@ def register(subparsers) -> None:
     target = parser.add_argument_group("implementation")
     target.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
-    target.add_argument("--timeout", metavar="S", type=_positive_float, default=DEFAULT_TIMEOUT,
+    target.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
     budget = parser.add_argument_group("budget")
     budget.add_argument("--seed", metavar="N", type=_seed, help="the random seed (default: a fresh one, printed)")
-    budget.add_argument("--examples", metavar="N", type=_positive_int, default=DEFAULT_EXAMPLES,
+    budget.add_argument("--examples", metavar="N", type=positive_int, default=DEFAULT_EXAMPLES,
                         help=f"examples per property (default {DEFAULT_EXAMPLES}; writer-ops: op sequences)")
-    budget.add_argument("--max-seconds", metavar="S", type=_positive_float,
+    budget.add_argument("--max-seconds", metavar="S", type=positive_float,
                         help="stop generating after S seconds in all (a counterexample found by then is still shrunk)")
-    budget.add_argument("--shrink-seconds", metavar="S", type=_positive_float, default=DEFAULT_SHRINK_SECONDS,
+    budget.add_argument("--shrink-seconds", metavar="S", type=positive_float, default=DEFAULT_SHRINK_SECONDS,
                         help=f"seconds to shrink each counterexample (default {DEFAULT_SHRINK_SECONDS:g}); "
                              "past it, the smallest one so far is shown")
     which = parser.add_argument_group("properties")
@@ -83,26 +84,6 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=fuzz_command)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
-
-
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -111,12 +92,6 @@ def _seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("a seed cannot be negative")
     return value
-
-
-def default_adapter() -> list[str]:
-    from conformance import resources
-
-    return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
 
 
 def _error(message: str) -> int:

@@ -19,6 +19,7 @@ from conformance.mutants import report
 from conformance.mutants.evaluate import AdapterRun, load_selection, run_mutants
 from conformance.mutants.registry import load_registry, select_mutants
 from conformance.protocol.client import DEFAULT_TIMEOUT
+from conformance.options import positive_float, positive_int
 
 EXIT_OK, EXIT_SURVIVED, EXIT_USAGE = 0, 1, 2
 
@@ -37,9 +38,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("names", nargs="*", metavar="MUTANT",
                         help="only these mutants: an id (03), a name (03_hidden_not_sticky) or part of a name")
-    parser.add_argument("-j", "--jobs", metavar="N", type=_positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("-j", "--jobs", metavar="N", type=positive_int, default=os.cpu_count() or 1,
                         help="runs at a time, each one adapter process (default: the number of CPUs)")
-    parser.add_argument("--timeout", metavar="S", type=_positive_float, default=DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--vectors", action="append", default=[], metavar="DIR", type=Path,
                         help="also load the vector files under DIR (repeatable)")
@@ -48,20 +49,6 @@ def register(subparsers) -> None:
     parser.add_argument("--json", metavar="FILE", type=Path, help="write the report as JSON")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.set_defaults(handler=mutants_command)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
 
 
 def _error(message: str) -> int:

@@ -28,6 +28,7 @@ from conformance.runner.requirements import RequirementIndex, load_requirements
 from conformance.runner.run import RunRecord, run_vectors
 from conformance.runner.selection import Filters, select
 from conformance.runner.vectors import LEVELS, load_corpus
+from conformance.options import default_adapter, positive_float, positive_int
 
 EXIT_OK, EXIT_NOT_EARNED, EXIT_USAGE = 0, 1, 2
 
@@ -64,9 +65,9 @@ def register(subparsers) -> None:
     chosen.add_argument("--model", action="store_true",
                         help="run the reference model in-process instead of an adapter (the kit's self-test)")
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
-    target.add_argument("--timeout", metavar="S", type=_positive_float, default=DEFAULT_TIMEOUT,
+    target.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
-    target.add_argument("-j", "--jobs", metavar="N", type=_positive_int, default=1,
+    target.add_argument("-j", "--jobs", metavar="N", type=positive_int, default=1,
                         help="run N adapter processes in parallel (output is the same as with -j 1)")
 
     pick = parser.add_argument_group("which vectors")
@@ -100,24 +101,6 @@ def register(subparsers) -> None:
             if callable(getattr(doctor, name, None)):
                 getattr(doctor, name)(subparsers)
                 break
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
-
-
-def default_adapter() -> list[str]:
-    return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
 
 
 def _error(message: str) -> int:
