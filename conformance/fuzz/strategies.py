@@ -81,20 +81,22 @@ def parked_actions() -> st.SearchStrategy[dict]:
     )
 
 
+def decision_form(item: dict, kind: str, hidden_at: str) -> dict:
+    """A decision as it is (`visible`), tombstoned (`hidden`) or redacted (`purged`) (spec 5.3.1)."""
+    if kind == "visible":
+        return item
+    hidden = {**item, "hidden": True, "hidden_at": hidden_at}
+    if kind == "hidden":
+        return hidden
+    purged = {k: v for k, v in hidden.items() if k not in ("why", "rejected")}
+    return {**purged, "text": PURGED_TEXT, "text_hash": text_hash(item["text"])}
+
+
 def decisions() -> st.SearchStrategy[dict]:
     """Visible, hidden and purged decisions (spec 5.3.1)."""
 
-    def shape(item: dict, kind: str, hidden_at: str) -> dict:
-        if kind == "visible":
-            return item
-        hidden = {**item, "hidden": True, "hidden_at": hidden_at}
-        if kind == "hidden":
-            return hidden
-        purged = {k: v for k, v in hidden.items() if k not in ("why", "rejected")}
-        return {**purged, "text": PURGED_TEXT, "text_hash": text_hash(item["text"])}
-
     item = list_items("date", extra={"why": st.just("because"), "rejected": st.just("the other one")})
-    return st.builds(shape, item, st.sampled_from(["visible", "visible", "hidden", "purged"]), dates(False))
+    return st.builds(decision_form, item, st.sampled_from(["visible", "visible", "hidden", "purged"]), dates(False))
 
 
 # Integers a JSON implementation must keep exactly (RFC 7493, I-JSON): beyond
@@ -331,13 +333,7 @@ DECISION_KINDS = ("visible", "visible", "hidden", "purged")
 
 def _decision(machine: str, pair: tuple[str, str | None], kind: str, hidden_at: str) -> dict:
     item = {**_item("decisions", machine, pair), "why": "because", "rejected": "the other one"}
-    if kind == "visible":
-        return item
-    hidden = {**item, "hidden": True, "hidden_at": hidden_at}
-    if kind == "hidden":
-        return hidden
-    purged = {k: v for k, v in hidden.items() if k not in ("why", "rejected")}
-    return {**purged, "text": PURGED_TEXT, "text_hash": text_hash(item["text"])}
+    return decision_form(item, kind, hidden_at)
 
 
 @functools.cache
