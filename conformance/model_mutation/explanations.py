@@ -8,7 +8,10 @@ to why no deciding vector can kill it, of one of two kinds:
 - `beyond-must`: it behaves differently, but only in what no MUST of the
   spec fixes (the text of a message, the order of a list the spec leaves
   unordered, a choice of docs/spec-ambiguities.md): a vector that killed it
-  would demand more than the spec, so at most an advisory one shows it.
+  would demand more than the spec, so at most an advisory one shows it;
+- `unobservable`: it behaves differently only on inputs a vector cannot
+  set: the implementation's own clock to the millisecond, or its machine
+  id. A vector that tried would pass or fail by timing.
 
 A reason is a sentence, or the name of a shared reason in `reasons` (many
 mutants of one kind share one argument). Each entry repeats the change it
@@ -27,7 +30,7 @@ from pathlib import Path
 EQUIVALENTS_FILE = Path(__file__).resolve().parent / "equivalents.json"
 
 
-KINDS = ("equivalent", "beyond-must")
+KINDS = ("equivalent", "beyond-must", "unobservable")
 
 
 @dataclass(frozen=True)

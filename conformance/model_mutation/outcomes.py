@@ -105,7 +105,10 @@ def read_outcomes(workspace: Path) -> list[ModelMutant]:
     mutants = []
     for module in MODEL_MODULES:
         mutated_file = workspace / "mutants" / Path(*MODEL_PACKAGE.split(".")) / f"{module}.py"
-        exit_codes = json.loads(mutated_file.with_name(f"{module}.py.meta").read_text(encoding="utf-8"))["exit_code_by_key"]
+        meta = mutated_file.with_name(f"{module}.py.meta")
+        if not meta.is_file():  # mutmut was not asked to mutate this module
+            continue
+        exit_codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         sources = _function_sources(mutated_file)
         for name in sorted(exit_codes, key=lambda key: (key.partition("__mutmut_")[0], _ordinal(key))):
             generated = name.rpartition(".")[2]                     # x_merge_actions__mutmut_19

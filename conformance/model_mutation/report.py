@@ -38,6 +38,7 @@ class ModuleScore:
     killed: int           # killed, timeouts included
     equivalent: int       # survivors explained as equivalent
     beyond_must: int      # survivors explained as changing only what no MUST fixes
+    unobservable: int     # survivors explained as showing only on inputs a vector cannot set
     unexplained: int      # survivors (unreached ones included) without an explanation
     not_run: int
 
@@ -72,7 +73,8 @@ class ModelMutationRun:
         mine = [mutant for mutant in self.mutants if mutant.module == module]
         kinds = [self.explanations.kind(m.identity) for m in self.survivors() if m.module == module]
         return ModuleScore(module, len(mine), sum(m.dead for m in mine), kinds.count("equivalent"),
-                           kinds.count("beyond-must"), kinds.count(None), sum(m.status == NOT_RUN for m in mine))
+                           kinds.count("beyond-must"), kinds.count("unobservable"), kinds.count(None),
+                           sum(m.status == NOT_RUN for m in mine))
 
     @property
     def ok(self) -> bool:
@@ -84,7 +86,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-SCORE_HEADERS = ["module", "mutants", "killed", "equivalent", "not a MUST", "unexplained", "score"]
+SCORE_HEADERS = ["module", "mutants", "killed", "equivalent", "not a MUST", "unobservable", "unexplained", "score"]
 
 
 def score_rows(run: ModelMutationRun) -> list[list]:
@@ -93,11 +95,11 @@ def score_rows(run: ModelMutationRun) -> list[list]:
         score = run.score(module)
         if score.total:
             rows.append([f"`{module}`", score.total, score.killed, score.equivalent, score.beyond_must,
-                         score.unexplained, f"{score.score:.1f}%"])
+                         score.unobservable, score.unexplained, f"{score.score:.1f}%"])
     return rows
 
 
-KIND_WORDS = {"equivalent": "equivalent", "beyond-must": "not a MUST"}
+KIND_WORDS = {"equivalent": "equivalent", "beyond-must": "not a MUST", "unobservable": "unobservable"}
 
 
 def outcome(run: ModelMutationRun, mutant: ModelMutant) -> str:
@@ -110,7 +112,7 @@ def outcome(run: ModelMutationRun, mutant: ModelMutant) -> str:
 def markdown(run: ModelMutationRun) -> str:
     totals = [run.score(module) for module in MODEL_MODULES]
     killed, total = sum(s.killed for s in totals), sum(s.total for s in totals)
-    explained = sum(s.equivalent + s.beyond_must for s in totals)
+    explained = sum(s.equivalent + s.beyond_must + s.unobservable for s in totals)
     lines = [
         "# Model mutation report",
         "",
@@ -129,8 +131,9 @@ def markdown(run: ModelMutationRun) -> str:
         "that hangs is killed too: a real run times the adapter out). *Unreached*: no vector makes the "
         "model run that function. A survivor is a hole in the corpus unless it is explained in "
         "`conformance/model_mutation/equivalents.json`: *equivalent* (no input makes it behave "
-        "differently where anyone can see) or *not a MUST* (it changes only what no MUST of the spec "
-        "fixes, so a vector that killed it would demand more than the spec). The score is killed / "
+        "differently where anyone can see), *not a MUST* (it changes only what no MUST of the spec "
+        "fixes, so a vector that killed it would demand more than the spec) or *unobservable* (it shows "
+        "only on inputs a vector cannot set: the implementation's clock, its machine id). The score is killed / "
         "(killed + unexplained): the share of the mutants a deciding vector could kill that one does.",
         "",
         tabulate(score_rows(run), headers=SCORE_HEADERS, tablefmt="github"),
