@@ -2,7 +2,8 @@
 
 - `vectors check [DIR...]`: every vector file valid (the runner's loader:
   schema, unique ids, golden stores), every cited requirement in the index,
-  every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
+  every check saying which requirements it checks where a vector's mix MUST
+  and SHOULD, every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
 - `vectors new --level L --section S [--op OP] [--id ID] [--out FILE]`: a
   valid skeleton vector, printed or added to FILE.
 - `coverage [--json] [--spec V]`: which requirements have vectors, per
@@ -25,6 +26,8 @@ from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
 from conformance.corpus import coverage as coverage_module
 from conformance.corpus import scaffold as scaffold_module
 from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
+from conformance.runner.requirements import RequirementIndex
+from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -102,8 +105,14 @@ def check_corpus(dirs: list[Path]) -> CheckOutcome:
     known_ambiguities = documented_ambiguities()
     for vector in corpus.vectors:
         where = f"{vector.file}: vector {vector.id!r}"
-        if vector.ambiguity and known_ambiguities is not None and vector.ambiguity not in known_ambiguities:
-            outcome.warnings.append(f"{where}: ambiguity {vector.ambiguity} is not documented in docs/spec-ambiguities.md")
+        index = indexes.get(Path(vector.root).resolve())
+        if index is not None:
+            outcome.problems.extend(f"{where}: {problem}"
+                                    for problem in strength_problems(vector, RequirementIndex(index)))
+        named = sorted({e.ambiguity for e in vector.expectations() if e.ambiguity})
+        unknown = [amb for amb in named if known_ambiguities is not None and amb not in known_ambiguities]
+        if unknown:
+            outcome.warnings.append(f"{where}: ambiguity {', '.join(unknown)} is not documented in docs/spec-ambiguities.md")
         if vector.title.startswith(scaffold_module.TODO) or (vector.note or "").startswith(scaffold_module.TODO):
             outcome.warnings.append(f"{where}: still a scaffold (TODO in its title or note)")
     return outcome
@@ -128,7 +137,9 @@ def _tag_problems(root: Path, index: dict[str, Requirement] | None) -> dict[tupl
             name = f"{shown}: at {where}: vector {raw.get('id')!r}"
             messages = []
             tags = raw.get("tags") if isinstance(raw.get("tags"), list) else []
-            if "ambiguous" in tags and "ambiguity" not in raw:
+            checks = raw.get("expect") if isinstance(raw.get("expect"), list) else []
+            named = "ambiguity" in raw or any(isinstance(c, dict) and isinstance(c.get("ambiguity"), str) for c in checks)
+            if "ambiguous" in tags and not named:
                 messages.append(f"{name}: tagged 'ambiguous' but names no \"ambiguity\" (an AMB-... id of docs/spec-ambiguities.md)")
             if "ambiguity" in raw and "ambiguous" not in tags:
                 messages.append(f"{name}: names ambiguity {raw['ambiguity']!r} but lacks the tag 'ambiguous'")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from conformance.runner.execute import ERROR, FAIL, NA_OP, NOT_APPLICABLE, PASS, REFUSALS, VectorResult
 from conformance.runner.requirements import RequirementIndex
-from conformance.runner.strength import ADVISORY, MUST, SHOULD, STRENGTHS, strength
+from conformance.runner.strength import ADVISORY, MUST, SHOULD, STRENGTHS, strength, strongest
 from conformance.runner.vectors import LEVELS, Expectation, Vector
 
 XFAIL, XPASS, STALE = "xfail", "xpass", "stale"
@@ -112,8 +112,12 @@ class GradedVector:
 
     @property
     def failed_strengths(self) -> tuple[str, ...]:
-        """The strengths that failed, strongest first."""
-        return tuple(name for name in STRENGTHS if name in self.failure_strengths)
+        """The strengths that failed, strongest first (a failure that names no
+        check counts at the vector's strongest strength)."""
+        failed = self.failure_strengths
+        if self.result.outcome == FAIL and not self.result.failures:
+            failed = self.strengths[:1] and (strongest(self.strengths),)
+        return tuple(name for name in STRENGTHS if name in failed)
 
     @property
     def passed(self) -> bool:
@@ -125,18 +129,18 @@ class GradedVector:
             return True
         if self.result.outcome != FAIL or any(f.check in REFUSALS for f in self.result.failures):
             return False
-        return wanted not in self.failure_strengths
+        return wanted not in self.failed_strengths
 
     @property
     def blocks(self) -> str | None:
         """Why this vector's result keeps its level from being earned (an
         outcome: fail, error, not_applicable), or None. Before waivers."""
         result = self.result
-        if result.outcome == FAIL and MUST in self.failure_strengths:
+        if result.outcome == FAIL and MUST in self.failed_strengths:
             return FAIL
         if result.outcome == ERROR and self.decides:
             return ERROR
-        if result.outcome == NOT_APPLICABLE and result.na_kind == NA_OP and self.decides:
+        if result.outcome == NOT_APPLICABLE and result.na_kind in (NA_OP, None) and self.decides:
             return NOT_APPLICABLE
         return None
 
