@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -231,6 +232,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
+@functools.lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
     schema = resources.load_schema("vector.schema.json")
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
