@@ -24,7 +24,8 @@ PROG = "memoir-conform cli adapter"
 
 
 def version_of(config: CliConfig, timeout: float) -> str | OpError:
-    """The implementation's version: the config's, or the first line its version command prints."""
+    """The implementation's version: the config's, or the first line its version command prints
+    (without a leading "NAME ")."""
     if config.version_command is None:
         return config.version
     try:
@@ -38,7 +39,8 @@ def version_of(config: CliConfig, timeout: float) -> str | OpError:
         stderr = finished.stderr.decode("utf-8", errors="replace").strip()
         return OpError("internal", f"describe.version_command: {finished.shown} {ending}"
                                    + ("" if lines else " and printed nothing") + (f"; stderr: {stderr}" if stderr else ""))
-    return lines[0].strip()
+    # "mytool 1.2.0" is the usual answer to --version: the name is in describe already.
+    return lines[0].strip().removeprefix(f"{config.name} ").strip() or lines[0].strip()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -125,6 +125,7 @@ class _Reader:
         self.check_programs = check_programs
         self.problems: list[tuple[str, str]] = []
         self.notes: list[str] = []
+        self.missing: dict[str, list[int]] = {}  # program -> [index of its problem, commands], reported once
 
     def problem(self, key: str, message: str) -> None:
         self.problems.append((key, message))
@@ -348,9 +349,9 @@ class _Reader:
         for part, names in parts.items():
             used |= names
             for name in sorted(names - set(offered)):
-                choices = ", ".join(f"{{{choice}}}" for choice in offered)
-                self.problem(f"{invocation.key}.{part}",
-                             f"unknown placeholder {{{name}}}{_suggest(name, offered)}; this command offers {choices}")
+                choices = [f"{{{choice}}}" for choice in offered]
+                self.problem(f"{invocation.key}.{part}", f"unknown placeholder {{{name}}}"
+                             f"{_suggest(f'{{{name}}}', choices)}; this command offers {', '.join(choices)}")
         if op is not None:
             for arg in OP_ARGS[op]:
                 if not any(offered.get(name) == arg for name in used) and arg.name not in used:
@@ -382,7 +383,13 @@ class _Reader:
             return
         search = (path_value.render({"config_dir": str(self.path.parent)}) if path_value is not None
                   else os.environ.get("PATH", os.defpath))
-        if shutil.which(program, path=search) is None:
+        if program in self.missing:
+            seen = self.missing[program]
+            seen[1] += 1
+            self.problems[seen[0]] = (self.problems[seen[0]][0], f"program {program!r} not found on PATH "
+                                                                 f"({seen[1] - 1} other commands run it too)")
+        elif shutil.which(program, path=search) is None:
+            self.missing[program] = [len(self.problems), 1]
             self.problem(where, f"program {program!r} not found on PATH")
 
     def _static_cwd(self, invocation: Invocation) -> Path | None:
