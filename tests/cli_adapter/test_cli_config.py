@@ -210,3 +210,10 @@ def test_the_placeholders_are_the_protocol_args_of_each_op(op):
 
 def test_every_level_op_has_a_placeholder_table():
     assert set(OP_ARGS) == set(OPS_FOR_LEVEL["full"])
+
+
+def test_the_documented_worked_example_is_the_tested_configuration():
+    doc = (TOYMEMO_CONFIG.parents[3] / "docs" / "cli-adapter.md").read_text(encoding="utf-8")
+    shown = doc.split("Its configuration, `toymemo.toml`:\n\n```toml\n", 1)[1].split("```", 1)[0]
+    tested = TOYMEMO_CONFIG.read_text(encoding="utf-8")
+    assert shown == tested[tested.index("[describe]"):]
