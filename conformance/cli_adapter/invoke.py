@@ -15,6 +15,7 @@ exact command line next to a failing vector.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shlex
@@ -36,6 +37,7 @@ from conformance.protocol.server import OpError
 SHELL = "/bin/sh"
 SHOWN_STDERR_CHARS = 600
 SHOWN_STDOUT_CHARS = 200
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str]
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
             # Its own process group, so that a timeout stops whatever it started too.
             start_new_session=os.name == "posix",
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
@@ -143,6 +146,19 @@ def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str]
         stdout, stderr = process.communicate()
         code = None
     return Finished(program, shown, code, stdout, stderr, time.monotonic() - started)
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: be killed if the adapter dies first.
+
+    The command runs in its own process group, out of reach of the runner,
+    which stops a hung adapter by killing the adapter's group; without this
+    a command running at that moment would be left behind.
+    """
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -4,12 +4,16 @@ read, every way a command fails, and texts no shell should see unquoted."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from cli_helpers import TOYMEMO_CONFIG, cli_client
 
+from conformance.cli_adapter import adapter_command
+from conformance.protocol.client import AdapterClient
 from conformance.protocol.messages import AdapterFault, ErrorResponse, OkResponse
 
 # Texts a naive `sh -c "tool add {text}"` adapter would break on, run or lose.
@@ -257,3 +261,35 @@ def test_a_failing_version_command_stops_the_adapter_at_start(tmp_path, toymemo,
         client.close()
     assert isinstance(fault, AdapterFault) and fault.kind == "crashed"
     assert "describe.version_command: toymemo --no-such-flag exited 2" in fault.stderr_tail
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+def test_a_command_does_not_outlive_an_adapter_the_runner_stopped(tmp_path, write_config, store):
+    pid_file = tmp_path / "pid"
+    config = write_config(f"""
+        [ops.add_goal]
+        command = ["sh", "-c", "echo $$ > {pid_file}; exec sleep 30", "{{store}}", "{{text}}"]
+    """)
+    # The runner gives up after 1 s while the command may run for 29: it stops the adapter.
+    command = adapter_command(config, 30.0)
+    client = AdapterClient(command, timeout=1.0, workdir=tmp_path / "adapter")
+    try:
+        fault = client.request("add_goal", {"store": str(store), "text": "x"})
+    finally:
+        client.close()
+    assert isinstance(fault, AdapterFault) and fault.kind == "timeout"
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has exited; only its parent has not collected it yet.
+    stat_file = Path(f"/proc/{pid}/stat")
+    return not (stat_file.exists() and stat_file.read_text().split(") ", 1)[1].startswith("Z"))
