@@ -128,7 +128,8 @@ class _Reader:
         self.missing: dict[str, list[int]] = {}  # program -> [index of its problem, commands], reported once
 
     def problem(self, key: str, message: str) -> None:
-        self.problems.append((key, message))
+        if (key, message) not in self.problems:  # a bad [defaults] value is met once per op
+            self.problems.append((key, message))
 
     # -- typed getters -------------------------------------------------------
 
@@ -200,7 +201,7 @@ class _Reader:
             if version is not None:
                 self.problem("describe.version_command", "give version or version_command, not both")
             version_command = self.invocation(None, "describe.version_command",
-                                              {"command": describe["version_command"], "result": "stdout"}, defaults)
+                                              {"command": describe["version_command"]}, defaults)
         spec = self.string(describe, "spec", "describe") or SPEC_VERSION
         claims = self.claims(describe, ops)
         caps = self.caps(describe)
@@ -241,24 +242,29 @@ class _Reader:
     def invocation(self, op: str | None, key: str, table: Mapping, defaults: Mapping) -> Invocation | None:
         """One command template with the [defaults] applied; `op` None is the version command."""
         merged = {**defaults, **table}
+
+        def origin(name: str) -> str:
+            """Where a value came from: this op's table or [defaults]."""
+            return key if name in table else "defaults"
+
         count = len(self.problems)
         shell = merged.get("shell", False)
         if not isinstance(shell, bool):
-            self.problem(f"{key}.shell", "must be true or false")
+            self.problem(f"{origin('shell')}.shell", "must be true or false")
             shell = False
         argv, shell_command = self.command(key, table.get("command"), shell, op is None)
-        result = merged.get("result", "json" if op in RESULT_OPS else "exit-code")
+        result = table.get("result", "json" if op in RESULT_OPS else "exit-code")
         if op is not None and result not in RESULT_MODES:
             self.problem(f"{key}.result", f"{result!r} is not a result mode; choose {', '.join(RESULT_MODES)}")
         elif op in RESULT_OPS and result == "exit-code":
             self.problem(f"{key}.result", f"{op} answers with data, so its result is read from stdout (json) "
                                           "or from a file (file), not from the exit code alone")
-        pointer = self.string(merged, "pointer", key) or ""
+        pointer = self.string(table, "pointer", key) or ""
         if pointer and not pointer.startswith("/"):
             self.problem(f"{key}.pointer", f"{pointer!r} is not a JSON Pointer (RFC 6901): it starts with '/'")
         if "pointer" in table and result == "exit-code":
             self.problem(f"{key}.pointer", "a pointer is read only with result = \"json\" or \"file\"")
-        file = self.text(merged, "file", key)
+        file = self.text(table, "file", key)
         if file is not None and result != "file":
             self.problem(f"{key}.file", "file is read only with result = \"file\"")
         if file is None and result == "file":
@@ -277,16 +283,16 @@ class _Reader:
                     env[name] = value
         timeout = merged.get("timeout")
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-            self.problem(f"{key}.timeout", f"seconds, a number more than 0; found {timeout!r}")
+            self.problem(f"{origin('timeout')}.timeout", f"seconds, a number more than 0; found {timeout!r}")
             timeout = None
-        invalid_input = self.codes(merged, "invalid_input", key)
-        unsupported = self.codes(merged, "unsupported", key)
+        invalid_input = self.codes(merged, "invalid_input", origin("invalid_input"))
+        unsupported = self.codes(merged, "unsupported", origin("unsupported"))
         both = sorted(invalid_input & unsupported)
         if both:
             self.problem(key, f"exit code {both[0]} is listed under both invalid_input and unsupported")
         invocation = Invocation(
-            key=key, argv=argv, shell_command=shell_command, stdin=self.text(merged, "stdin", key),
-            result=result, pointer=pointer, file=file, cwd=self.text(merged, "cwd", key), env=env,
+            key=key, argv=argv, shell_command=shell_command, stdin=self.text(table, "stdin", key),
+            result=result, pointer=pointer, file=file, cwd=self.text(merged, "cwd", origin("cwd")), env=env,
             timeout=float(timeout) if timeout else None, invalid_input=invalid_input, unsupported=unsupported,
         )
         if len(self.problems) > count:

@@ -217,3 +217,16 @@ def test_the_documented_worked_example_is_the_tested_configuration():
     shown = doc.split("Its configuration, `toymemo.toml`:\n\n```toml\n", 1)[1].split("```", 1)[0]
     tested = TOYMEMO_CONFIG.read_text(encoding="utf-8")
     assert shown == tested[tested.index("[describe]"):]
+
+
+def test_a_bad_default_is_reported_once_under_defaults(write_config):
+    found = problems_of(write_config("""
+        [defaults]
+        timeout = "soon"
+        env = { A = "{nope" }
+        [ops.add_goal]
+        command = "true {store} {text}"
+        [ops.complete_goal]
+        command = "true {store} {text}"
+    """))
+    assert [line.split(": ")[1] for line in found] == ["defaults.env.A", "defaults.timeout"], found
