@@ -134,7 +134,7 @@ def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str]
         )
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        if isinstance(error, ValueError):
+        if "null byte" in reason:
             reason += " (a command line cannot carry a NUL character: pass such a value with a _file placeholder)"
         where = f" in {cwd}" if cwd is not None else ""
         raise OpError("internal", f"{invocation.key}: cannot run {shown}{where}: {reason}") from None
