@@ -242,11 +242,14 @@ def _limit_resources(limits: AdapterLimits) -> Callable[[], None] | None:
     import resource
 
     wanted = []
-    for kind, value in ((resource.RLIMIT_DATA, limits.memory_bytes), (resource.RLIMIT_CPU, limits.cpu_seconds)):
+    # The CPU limit's hard value is one second later: SIGXCPU first, which names the cause, then SIGKILL.
+    for kind, value, grace in ((resource.RLIMIT_DATA, limits.memory_bytes, 0),
+                               (resource.RLIMIT_CPU, limits.cpu_seconds, 1)):
         if value is not None:
             _, hard = resource.getrlimit(kind)
-            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            wanted.append((kind, (value, value if hard == resource.RLIM_INFINITY else hard)))
+            if hard != resource.RLIM_INFINITY:
+                value, grace = min(value, hard), min(grace, max(hard - value, 0))
+            wanted.append((kind, (value, value + grace)))
 
     def apply() -> None:  # runs between fork and exec: plain system calls only
         for kind, pair in wanted:
@@ -451,6 +454,20 @@ class AdapterProcess:
             pass
         with _live_lock:
             _live.discard(self)
+
+    def leftovers(self) -> list[int]:
+        """Live processes the adapter started, in its process group or marked (Linux; [] elsewhere)."""
+        found = set(_marked_pids(self.marker.__eq__))
+        for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            try:
+                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as handle:
+                    state, _, group = handle.read().rsplit(")", 1)[1].split()[:3]
+            except (OSError, ValueError):
+                continue
+            if group == str(self.popen.pid) and state != "Z":
+                found.add(int(name))
+        found.discard(self.popen.pid)
+        return sorted(found)
 
     def drain(self, timeout: float) -> list[bytes]:
         """The complete lines still on stdout of a stopped adapter (read within `timeout`)."""

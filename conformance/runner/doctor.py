@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from conformance import SPEC_VERSION, SPEC_VERSIONS
-from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE, interpret_line
+from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE, decode_line, interpret_line
 from conformance.protocol.messages import (
     HANDSHAKE_PROTOCOL,
     LEVELS,
@@ -106,11 +106,13 @@ class Probe:
         self.failure_stderr = ""  # stderr of the first process that misbehaved
         self.stalled = False  # an answer never came: later checks would only wait again
         self.exit_codes: list[int | None] = []  # one-shot: how each process ended
+        self.answered: set[int] = set()  # ids the current process answered
 
     def start(self) -> AdapterProcess:
         """A fresh adapter process (StartError if it cannot be started)."""
         self.stop()
         self.process = AdapterProcess(self.argv, cwd=self.scratch, env=self.env, limits=self.limits)
+        self.answered = set()
         return self.process
 
     def stop(self) -> None:
@@ -160,6 +162,13 @@ class Probe:
             reply.exit_code = process.wait(1.0)
         if reply.line is not None:
             reply.outcome = interpret_line(reply.line, request)
+            repeated = decode_line(reply.line)
+            repeated = repeated.get("id") if isinstance(repeated, dict) else None
+            if isinstance(reply.outcome, AdapterFault) and type(repeated) is int and repeated in self.answered:
+                reply.outcome = AdapterFault("repeated_answer", f"request {repeated} was answered a second time "
+                                                                f"instead of request {request.id} ({request.op})")
+            elif not isinstance(reply.outcome, AdapterFault):
+                self.answered.add(request.id)
         if self.oneshot and reply.problem is None:
             started = time.monotonic()
             try:
@@ -303,6 +312,10 @@ def _reply_problem(reply: Reply, what: str, timeout: float) -> Check | None:
     if isinstance(outcome, AdapterFault) and outcome.kind == "not_json":
         return Check("clean-stdout", "FAIL", f"stdout carried {_shown(reply.line)} instead of the answer to {what}",
                      FIX_STDOUT)
+    if isinstance(outcome, AdapterFault) and outcome.kind == "repeated_answer":
+        return Check("clean-stdout", "FAIL", outcome.detail, "write exactly one response line per request")
+    if isinstance(outcome, AdapterFault) and outcome.kind == "too_long":
+        return Check("response-shape", "FAIL", outcome.detail, "keep each response line under the limit")
     if isinstance(outcome, AdapterFault) and _is_id_problem(outcome):
         return Check("echoes-ids", "FAIL", outcome.detail,
                      "copy the request's id into its response unchanged, as an integer")
@@ -371,11 +384,17 @@ def check_exit(probe: Probe) -> Check:
     process = probe.process
     process.close_stdin()
     code = process.wait(EXIT_GRACE)
+    left = process.leftovers() if code == 0 else []
     probe.stop()
     if code is None:
         return Check("exits-on-eof", "FAIL", f"still running {EXIT_GRACE:g} s after end of input", fix)
     if code != 0:
         return Check("exits-on-eof", "FAIL", f"exited with code {code} at end of input", fix)
+    if left:
+        return Check("exits-on-eof", "WARN",
+                     f"exits 0 at end of input but leaves {len(left)} process(es) it started running "
+                     f"(pids {', '.join(map(str, left))}); the runner stops them",
+                     "stop (and wait for) the processes the adapter starts before it exits")
     return Check("exits-on-eof", "PASS", "exits 0 at end of input")
 
 
