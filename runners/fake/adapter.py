@@ -212,8 +212,9 @@ def main() -> int:
             sys.stderr.flush()
         if "write_outside" in faults:
             write_outside(request)
-        if "leave_children" in faults or "setsid_child" in faults:
-            leave_children(request_id, new_session="setsid_child" in faults)
+        for fault, new_session in (("leave_children", False), ("setsid_child", True)):
+            if fault in faults:
+                leave_children(request_id, new_session)
         if "hog_memory" in faults:
             # 64 MiB at a time, up to 8 GiB (then it gives up and answers): a memory limit stops it first.
             hoard = [bytearray(64 * 1024 * 1024) for _ in range(128)]
