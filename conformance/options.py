@@ -10,14 +10,22 @@ from pathlib import Path
 from conformance import resources
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be at least {minimum}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _whole_number(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    return _whole_number(text, 0)
 
 
 def positive_float(text: str) -> float:
@@ -72,16 +80,6 @@ def chosen_adapter(args, prog: str) -> ChosenAdapter | None:
     for note in notes:
         print(f"{prog}: note: {note}", file=sys.stderr)
     return ChosenAdapter(adapter_command(args.cli, timeout), timeout)
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
 
 
 def add_adapter_limit_options(group) -> None:

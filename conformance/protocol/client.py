@@ -113,6 +113,7 @@ class AdapterClient:
         self.owner: str | None = None   # who is charged for what this client's requests cause
         self.late_faults: list[LateFault] = []
         self._answered: dict[int, tuple[str, str | None]] = {}  # by the current process: id -> (op, owner)
+        self._repeated: set[int] = set()                          # ids of those answered more than once
         self.described: Describe | None = None
         self.protocol: int | None = None
         self.last_exit_code: int | None = None
@@ -181,7 +182,7 @@ class AdapterClient:
         self.last_exit_code = process.wait(EXIT_GRACE)
         process.stop()
         for line in process.drain(STDERR_SETTLE):
-            self._note_repeat(line)
+            self._note_repeat(line, decode_line(line))
         process.kill()
         self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
 
@@ -208,7 +209,7 @@ class AdapterClient:
         except StartError as error:
             return AdapterFault("start_failed", str(error))
         self.stats.starts += 1
-        self._answered = {}
+        self._answered, self._repeated = {}, set()
         return process
 
     def _ensure_process(self) -> None | AdapterFault:
@@ -311,19 +312,22 @@ class AdapterClient:
                 )
             if line is None:
                 return self._crashed(process, where)
-            if not self._note_repeat(line, request):
+            document = decode_line(line)
+            if not self._note_repeat(line, document, request):
                 break
-        outcome = interpret_line(line, request, process.stderr_tail())
+        outcome = interpret_document(line, document, request, process.stderr_tail())
         if not isinstance(outcome, AdapterFault):
             self._answered[request.id] = (request.op, self.owner)
         return outcome
 
-    def _note_repeat(self, line: bytes, waiting: Request | None = None) -> bool:
-        """True if `line` answers a request this process already answered (recorded as a late fault)."""
-        document = decode_line(line)
+    def _note_repeat(self, line: bytes, document: object, waiting: Request | None = None) -> bool:
+        """True if `line` answers a request this process already answered (recorded once as a late fault)."""
         answered = document.get("id") if isinstance(document, dict) else None
         if type(answered) is not int or answered not in self._answered:
             return False
+        if answered in self._repeated:
+            return True  # one fault per request, however often it is answered again
+        self._repeated.add(answered)
         op, owner = self._answered[answered]
         waited = f" while request {waiting.id} ({waiting.op}) waited for its own" if waiting else " after its last request"
         shown = printable(line.decode("utf-8", errors="replace").rstrip("\r\n")[:SHOWN_LINE_CHARS])
@@ -368,12 +372,16 @@ def decode_line(line: bytes) -> object:
 
 def interpret_line(line: bytes, request: Request, stderr_tail: str = "") -> Outcome:
     """What one stdout line says in answer to `request`: a response or a fault."""
+    return interpret_document(line, decode_line(line), request, stderr_tail)
+
+
+def interpret_document(line: bytes, document: object, request: Request, stderr_tail: str = "") -> Outcome:
+    """`interpret_line` for a line already decoded by `decode_line`."""
 
     def fault(kind: str, detail: str) -> AdapterFault:
         return AdapterFault(kind, printable(detail), stderr_tail)
 
     where = f"answer to request {request.id} ({request.op})"
-    document = decode_line(line)
     if isinstance(document, UnicodeDecodeError):
         return fault("not_json", f"{where} is not UTF-8 text ({document.reason} at byte {document.start})")
     shown = line.decode("utf-8").rstrip("\r\n")[:SHOWN_LINE_CHARS]
