@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,26 +56,39 @@ def pids(path: Path) -> list[int]:
     return [int(line) for line in path.read_text().split()] if path.exists() else []
 
 
+def _carrying(entry: bytes) -> list[int]:
+    """Live processes whose environment holds `entry` (every fake adapter and child of a test holds its PID file)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            environ = Path(f"/proc/{name}/environ").read_bytes()
+        except OSError:
+            continue
+        if name.isdigit() and entry in environ.split(b"\0") and running(int(name)):
+            found.append(int(name))
+    return found
+
+
 @pytest.fixture
 def survivors():
-    """`survivors(pid_file)`: the listed processes still running, after a short grace for SIGKILL to land.
+    """`survivors(pid_file)`: the processes of the test still running, after a short grace for SIGKILL to land.
 
-    Whatever the test found still running is killed when it ends.
+    They are the children listed in the file, and any process (a fake
+    adapter, started before or after a signal, or a child) whose environment
+    names the file. Whatever the test found still running is killed when it ends.
     """
-    import os
-    import signal
-    import time
-
     seen: list[int] = []
 
     def check(path: Path) -> list[int]:
         listed = pids(path)
         assert listed, "the fake adapter started no child: the test proves nothing"
-        seen.extend(listed)
         deadline = time.monotonic() + 2
-        while time.monotonic() < deadline and any(running(pid) for pid in listed):
+        while True:
+            alive = sorted({pid for pid in listed if running(pid)} | set(_carrying(f"FAKE_ADAPTER_PID_FILE={path}".encode())))
+            if not alive or time.monotonic() > deadline:
+                seen.extend(alive)
+                return alive
             time.sleep(0.02)
-        return [pid for pid in listed if running(pid)]
 
     yield check
     for pid in seen:

@@ -123,6 +123,21 @@ def test_a_line_past_the_limit_is_a_fault_without_waiting_for_its_end(fake_comma
     assert after.result == {"args": {"n": 4}}
 
 
+def test_an_endless_line_is_read_in_bounded_memory(fake_command, fake_env, tmp_path):
+    import tracemalloc
+
+    with client(fake_command, tmp_path, limits=AdapterLimits(max_line_bytes=4 * MiB)) as adapter:
+        assert adapter.describe().name == "fake-adapter"
+        tracemalloc.start()
+        try:
+            fault = adapter.request("echo", {"fault": "endless_line"})
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert fault.kind == "too_long"
+    assert peak < 12 * MiB  # the limit, a read chunk and a copy at most: never the line
+
+
 def test_the_line_limit_counts_a_whole_line_too(tmp_path):
     script = tmp_path / "long.py"
     script.write_text(
