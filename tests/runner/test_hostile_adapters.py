@@ -78,18 +78,17 @@ def test_float_ids_earn_nothing(capsys, vectors_root, hostile, fake_env):
 def test_an_op_that_keeps_timing_out_is_given_up_and_the_report_says_why(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="sleep", fault_when="merge_sessions")
     merges = [merge(f"t.merge-{n}") for n in range(8)]
-    started = time.monotonic()
-    code, out, by_id = run(capsys, vectors_root, merges + [READ], "--adapter", hostile, "--timeout", "0.3",
+    code, out, by_id = run(capsys, vectors_root, merges + [READ], "--adapter", hostile, "--timeout", "2",
                            "--give-up-after", "2")
-    elapsed = time.monotonic() - started
-    details = [by_id[f"t.merge-{n}"]["detail"] for n in range(8)]
-    assert sum("(timeout)" in detail for detail in details) == 2
-    assert sum(detail.startswith("not sent: the adapter timed out or crashed on merge_sessions 2 times in a row")
-               for detail in details) == 6
+    results = [by_id[f"t.merge-{n}"] for n in range(8)]
+    assert sum("(timeout)" in result["detail"] for result in results) == 2
+    not_sent = [result for result in results
+                if result["detail"].startswith("not sent: the adapter timed out or crashed on merge_sessions "
+                                               "2 times in a row")]
+    assert len(not_sent) == 6 and all(result["sent"] == [] for result in not_sent)
     assert by_id["t.read"]["outcome"] == "pass"
     note = "gave up on merge_sessions: the adapter timed out or crashed on merge_sessions 2 times in a row"
     assert note in out and any(note in text for text in by_id["$report"]["summary"]["notes"])
-    assert elapsed < 8  # 8 timeouts would be the floor without giving up, each with a restart
     assert code == 1
 
 
