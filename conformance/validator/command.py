@@ -16,8 +16,10 @@ import argparse
 import os
 import sys
 
-from conformance.validator import output, rules
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator import rules
+from conformance.validator.core import output
+from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.memoir import rules as memoir_rules
 
 KINDS = tuple(rules.KIND_MODULES)
 KIND_ALIASES = tuple(kind for kind in KINDS if kind != "memoir")
@@ -196,7 +198,7 @@ def _run_kind(kind: str, paths: list[str], jobs: int, since: str | None = None) 
         found = list(module.validate_paths(paths, **options))
     except Exception as error:  # a validator bug is a finding, never a traceback
         return list(paths), [diagnostic(
-            rules.CHECK_FAILED, path, f"the {kind} validator failed ({type(error).__name__}: {error})")
+            memoir_rules.CHECK_FAILED, path, f"the {kind} validator failed ({type(error).__name__}: {error})")
             for path in paths]
     files = [path for path in paths if not os.path.isdir(path)]
     return files, found

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.validator import reme_vault
-from conformance.validator._reme_layout import scan_vault
-from conformance.validator._reme_links import Resolver, materials_section, wikilinks
+from conformance.validator.reme_vault.layout import scan_vault
+from conformance.validator.reme_vault.links import Resolver, materials_section, wikilinks
 
 AXES = "lifecycle: evolving\nscope: class\nsource: curated\nrole: concept\n"
 EVENT_AXES = "lifecycle: streaming\nscope: instance\nsource: curated\nrole: observation\n"

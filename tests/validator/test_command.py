@@ -9,8 +9,9 @@ import types
 import pytest
 
 from conformance.cli import main
-from conformance.validator import rules
-from conformance.validator.diagnostics import Diagnostic, Rule
+from conformance.validator import rules as registry
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import Diagnostic, Rule
 
 CLEAN = "---\ntype: fact\nname: n\ndescription: d\n---\nbody\n"
 WARNING_ONLY = "---\ntype: fact\nname: n\n---\nbody\n"
@@ -85,7 +86,7 @@ def test_human_output_has_no_colour_when_not_a_terminal(tmp_path, capsys):
 def test_rules_lists_every_rule(capsys):
     assert main(["rules", "--format", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)
-    assert {item["id"] for item in listed} == {rule.id for rule in rules.all_rules()}
+    assert {item["id"] for item in listed} == {rule.id for rule in registry.all_rules()}
     assert all(item["severity"] in ("error", "warning", "info") and item["section"] for item in listed)
     assert main(["rules"]) == 0
     text = capsys.readouterr().out
@@ -107,7 +108,7 @@ def fake_kind(monkeypatch):
     module.validate_paths = validate_paths
     module.detect = lambda path: path.endswith(".diff.yaml")
     monkeypatch.setitem(sys.modules, "fake_memory_diff_kind", module)
-    monkeypatch.setitem(rules.KIND_MODULES, "memory-diff", "fake_memory_diff_kind")
+    monkeypatch.setitem(registry.KIND_MODULES, "memory-diff", "fake_memory_diff_kind")
     monkeypatch.setitem(rules.RULE_MODULES, "memory-diff", "fake_memory_diff_kind")
     return seen
 
@@ -134,6 +135,6 @@ def test_auto_kind_dispatches_per_path_and_rules_include_sibling_formats(tmp_pat
 
 
 def test_missing_kind_module_is_a_usage_error(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(rules.KIND_MODULES, "reme-vault", "conformance.validator.no_such_module")
+    monkeypatch.setitem(registry.KIND_MODULES, "reme-vault", "conformance.validator.no_such_module")
     code, _out, err = run(capsys, "--kind", "reme-vault", str(tmp_path))
     assert code == 2 and "not installed" in err

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.validator import rules
-from conformance.validator.memoir_entry import check_entry
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.entry import check_entry
 
 FM = "---\n{}\n---\nBody.\n"
 

@@ -7,8 +7,10 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from conformance.validator import output, rules
-from conformance.validator.diagnostics import diagnostic
+from conformance.validator.core import output
+from conformance.validator import rules as registry
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import diagnostic
 
 FILES = ["store/memory/clean.md", "store/memory/fact_a.md", "store/session.json"]
 DIAGNOSTICS = sorted([
@@ -61,17 +63,17 @@ def test_sarif_is_valid_against_the_oasis_schema():
 
     schema = _sarif_schema()
     assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
-    document = json.loads(output.render_sarif(FILES + ["/abs/path/file.md"], DIAGNOSTICS, rules.all_rules()))
+    document = json.loads(output.render_sarif(FILES + ["/abs/path/file.md"], DIAGNOSTICS, registry.all_rules()))
     errors = sorted(Draft4Validator(schema).iter_errors(document), key=str)
     assert errors == []
 
 
 def test_sarif_content():
-    document = json.loads(output.render_sarif(FILES, DIAGNOSTICS, rules.all_rules()))
+    document = json.loads(output.render_sarif(FILES, DIAGNOSTICS, registry.all_rules()))
     run = document["runs"][0]
     assert document["version"] == "2.1.0"
     driver_rules = run["tool"]["driver"]["rules"]
-    assert [rule["id"] for rule in driver_rules] == [rule.id for rule in rules.all_rules()]
+    assert [rule["id"] for rule in driver_rules] == [rule.id for rule in registry.all_rules()]
     levels = {result["ruleId"]: result["level"] for result in run["results"]}
     assert levels == {"MEMOIR-E-YAML-ANCHOR": "error", "MEMOIR-W-MISSING-DESCRIPTION": "warning",
                       "MEMOIR-I-LINK-UNRESOLVED": "note", "MEMOIR-E-SESSION-SCHEMA": "error"}
@@ -86,7 +88,7 @@ def test_sarif_content():
 
 
 def test_sarif_rule_outside_the_catalogue_still_has_a_descriptor():
-    from conformance.validator.diagnostics import Diagnostic
+    from conformance.validator.core.findings import Diagnostic
 
     foreign = Diagnostic("a.yaml", 1, 1, "error", "OTHER-E-X", "m", "other: s")
     document = json.loads(output.render_sarif(["a.yaml"], [foreign], []))
@@ -122,7 +124,7 @@ def test_exit_codes():
 
 
 def test_rules_markdown_and_json():
-    catalogue = rules.all_rules()
+    catalogue = registry.all_rules()
     markdown = output.render_rules(catalogue, "markdown").splitlines()
     assert markdown[0] == "| Rule | Severity | Section | Requires |"
     assert len(markdown) == len(catalogue) + 2

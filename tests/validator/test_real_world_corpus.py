@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.validator import memoir, rules
+from conformance.validator import memoir
+from conformance.validator.memoir import rules
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "real-world"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus/real-world is not beside the repository")

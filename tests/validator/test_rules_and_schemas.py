@@ -10,8 +10,8 @@ from jsonschema import Draft202012Validator
 
 from conformance.model.frontmatter import parse_entry_text
 from conformance.resources import load_schema
-from conformance.validator import rules
-from conformance.validator.memoir_entry import schema_errors
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.entry import schema_errors
 
 SPEC = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "memoir-format-v0.1.2.md"
 

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.validator import memoir, rules
-from conformance.validator.sources import MAX_BYTES, Source
+from conformance.validator import memoir
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.sources import MAX_BYTES, Source
 
 ENTRY = "---\ntype: {type}\nname: {name}\ndescription: d\n{extra}---\n{body}\n"
 

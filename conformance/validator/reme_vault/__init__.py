@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import os
 
-from conformance.validator import _reme_rules as rules
-from conformance.validator._reme_axes import check_material, check_memory
-from conformance.validator._reme_layout import DEFAULT_MAX_BYTES, MATERIAL, MEMORY_KINDS, Vault, scan_vault
-from conformance.validator._reme_links import Resolver, check_materials, check_stem_uniqueness, check_wikilinks
-from conformance.validator._reme_status import check_transitions
-from conformance.validator.diagnostics import Diagnostic
+from conformance.validator.reme_vault import rules
+from conformance.validator.reme_vault.axes import check_material, check_memory
+from conformance.validator.reme_vault.layout import DEFAULT_MAX_BYTES, MATERIAL, MEMORY_KINDS, Vault, scan_vault
+from conformance.validator.reme_vault.links import Resolver, check_materials, check_stem_uniqueness, check_wikilinks
+from conformance.validator.reme_vault.status import check_transitions
+from conformance.validator.core.findings import Diagnostic
 
 FORMAT = rules.FORMAT
 RULES = rules.RULES

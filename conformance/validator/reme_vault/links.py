@@ -23,9 +23,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from conformance.validator import _reme_rules as rules
-from conformance.validator._reme_layout import MATERIAL, MEMORY_KINDS, Vault, VaultFile
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.reme_vault import rules
+from conformance.validator.reme_vault.layout import MATERIAL, MEMORY_KINDS, Vault, VaultFile
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")

@@ -13,13 +13,13 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from conformance.validator import rules
-from conformance.validator.diagnostics import Diagnostic, diagnostic
-from conformance.validator.memoir_entry import EntrySummary, check_entry, prepare
-from conformance.validator.memoir_session import check_session
-from conformance.validator.memoir_store import check_store
-from conformance.validator.secrets import scan as scan_secrets
-from conformance.validator.sources import (
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.memoir.entry import EntrySummary, check_entry, prepare
+from conformance.validator.memoir.session import check_session
+from conformance.validator.memoir.store import check_store
+from conformance.validator.memoir.secrets import scan as scan_secrets
+from conformance.validator.memoir.sources import (
     Source,
     StoreScan,
     file_diagnostics,

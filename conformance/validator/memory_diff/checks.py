@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from conformance.validator import _diff_rules as rules
-from conformance.validator._diff_schema import describe
-from conformance.validator._diff_yaml import LoadedYaml
-from conformance.validator.diagnostics import Diagnostic, Rule, diagnostic
+from conformance.validator.memory_diff import rules
+from conformance.validator.memory_diff.schema import describe
+from conformance.validator.core.safe_yaml import LoadedYaml
+from conformance.validator.core.findings import Diagnostic, Rule, diagnostic
 
 # Source events: the state each trigger kind must have reached before it proves a claim.
 PROOF_STATES: dict[str, tuple[str, frozenset[str]]] = {

@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conformance.validator import _diff_rules as rules
-from conformance.validator._diff_checks import check_semantics
-from conformance.validator._diff_schema import check_schema
-from conformance.validator._diff_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.memory_diff import rules
+from conformance.validator.memory_diff.checks import check_semantics
+from conformance.validator.memory_diff.schema import check_schema
+from conformance.validator.core.safe_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 FORMAT = rules.FORMAT
 RULES = rules.RULES

@@ -16,8 +16,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.validator import rules
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 MAX_BYTES = 4 * 1024 * 1024
 MEMORY_DIR = "memory"

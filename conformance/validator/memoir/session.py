@@ -17,9 +17,9 @@ from functools import lru_cache
 
 from conformance.model import dates
 from conformance.model.identity import PURGED_TEXT, item_key, text_hash
-from conformance.validator import rules
-from conformance.validator.diagnostics import Diagnostic, diagnostic
-from conformance.validator.jsonpos import locate, pointer
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.memoir.jsonpos import locate, pointer
 
 KNOWN_VERSION = 1
 # The date field of each list (5.2) and the reference implementation's caps (4.1).

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from conformance import __version__
-from conformance.validator.diagnostics import Diagnostic, Rule
+from conformance.validator.core.findings import Diagnostic, Rule
 
 OUTPUT_FORMATS = ("human", "json", "sarif", "junit")
 TOOL_NAME = "memoir-conform"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES
-from conformance.validator import rules
-from conformance.validator.diagnostics import Diagnostic, diagnostic
-from conformance.validator.memoir_entry import EntrySummary
-from conformance.validator.sources import StoreScan
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.memoir.entry import EntrySummary
+from conformance.validator.memoir.sources import StoreScan
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _KNOWN_PREFIXES = tuple(f"{name}_" for name in (*ENTRY_TYPES, *LEGACY_TYPES))

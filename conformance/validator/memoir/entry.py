@@ -21,11 +21,11 @@ from functools import lru_cache
 from conformance.model import dates
 from conformance.model.entry import LEGACY_TYPES, how_to_apply_section, read_parsed
 from conformance.model.frontmatter import ParsedEntry, column_of, line_of, parse_entry_text
-from conformance.validator import rules
-from conformance.validator.diagnostics import Diagnostic, diagnostic
-from conformance.validator.positions import field_places
-from conformance.validator.sources import INDEX_NAMES
-from conformance.validator.yaml_hazards import explain
+from conformance.validator.memoir import rules
+from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.memoir.places import field_places
+from conformance.validator.memoir.sources import INDEX_NAMES
+from conformance.validator.memoir.yaml_hazards import explain
 
 # Date fields per type (3.2, 3.3); the common ones apply to every type.
 COMMON_DATE_FIELDS = ("created", "updated")
