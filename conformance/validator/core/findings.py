@@ -1,17 +1,26 @@
-"""Diagnostics and rules: the values every validator check produces.
+"""Rules, findings and the events a format's checker streams to the output.
 
 A `Rule` is a stable, documented check (its id never changes meaning); a
 `Diagnostic` is one finding of one rule at one place. Checks return
 diagnostics as values and never raise on bad input.
+
+A format's checker yields events in output order: `StoreStarted`, then one
+`FileChecked` per file (its findings sorted), then `StoreFindings` (what
+needed the whole store, such as links) and `StoreFinished`. Loose files and
+formats without stores yield `FileChecked` alone. The output renders each
+event as it comes, so memory does not grow with the number of findings.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, Union
 
-Severity = Literal["error", "warning", "info"]
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+Severity = Literal["error", "warning", "legacy", "info"]
+SEVERITIES: tuple[str, ...] = ("error", "warning", "legacy", "info")
+SEVERITY_ORDER = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+# The letter a rule id carries after its format: MEMOIR-E-..., MEMOIR-L-...
+SEVERITY_LETTER = {"error": "E", "warning": "W", "legacy": "L", "info": "I"}
 
 
 @dataclass(frozen=True)
@@ -21,9 +30,11 @@ class Rule:
     section: str       # spec section, for example "3.1" or "memory-diff: Validation rules"
     summary: str       # one line: what the rule requires
     format: str = "memoir"  # memoir, memory-diff or reme-vault
+    # Ids this rule had before its severity changed: still accepted by --select and --ignore.
+    former_ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     path: str          # file path as given by the user (or relative to the store)
     line: int          # 1-based; 0 when the finding is about the whole file
@@ -34,7 +45,8 @@ class Diagnostic:
     section: str
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"path": self.path, "line": self.line, "column": self.column, "severity": self.severity,
+                "rule": self.rule, "message": self.message, "section": self.section}
 
     @property
     def sort_key(self) -> tuple:
@@ -44,3 +56,46 @@ class Diagnostic:
 def diagnostic(rule: Rule, path: str, message: str, line: int = 0, column: int = 0) -> Diagnostic:
     """A finding of `rule`, with the rule's severity and section."""
     return Diagnostic(path, line, column, rule.severity, rule.id, message, rule.section)
+
+
+def in_order(diagnostics) -> tuple[Diagnostic, ...]:
+    """Findings sorted as the output shows them: by place, then severity, rule and message."""
+    return tuple(sorted(diagnostics, key=lambda item: item.sort_key))
+
+
+@dataclass(frozen=True)
+class StoreStarted:
+    path: str          # the store as displayed
+    description: str   # what it is, for example "memory/ and session.json: 120 files"
+
+
+@dataclass(frozen=True)
+class FileChecked:
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+    # False for a path that only carries a note (a file that is not read, a
+    # link not followed): it is not counted among the files checked.
+    checked: bool = True
+
+
+@dataclass(frozen=True)
+class StoreFindings:
+    """Findings that needed the whole store (each still names its file), sorted."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True)
+class StoreFinished:
+    path: str
+
+
+Event = Union[StoreStarted, FileChecked, StoreFindings, StoreFinished]
+
+
+
+class NothingToCheck(Exception):
+    """A path under which a format found nothing to check: a usage error
+    (exit code 2), reported before any output, whose message says what was
+    looked for."""

@@ -1,12 +1,20 @@
-"""Rendering diagnostics: human text, JSON, SARIF 2.1.0 and JUnit XML.
+"""Rendering findings as they stream in: human text, JSON, SARIF 2.1.0 and JUnit XML.
 
-Shared by every format the validator checks (memoir, memory diffs, REME
-vaults): a renderer takes the files that were checked and the diagnostics
-found, already sorted, and returns the whole report as one string.
+Shared by every format the validator checks. An `Output` takes the events of
+`findings` one at a time and writes each at once, so a report of a million
+findings never sits in memory: JSON and SARIF are written as one document
+whose result array grows as files are checked; JUnit, whose header carries
+the totals, is spooled to a temporary file and copied out at the end.
 
-Messages quote file content (keys, values, link targets), so every
-renderer that prints to a terminal or XML first makes control characters
-visible: a store cannot drive the terminal or break the report.
+Findings of the legacy category (Appendix A dialects, all readable) are
+summarised in one line per store unless ``--legacy show`` lists them;
+``--legacy error`` lists them and fails the run (a writer's CI: writers MUST
+NOT emit legacy dialects).
+
+Messages quote file content (keys, values, link targets) and paths are the
+user's file names, so every renderer makes control characters visible,
+line breaks included: a store cannot drive the terminal, break a line of
+the report or the XML.
 """
 
 from __future__ import annotations
@@ -14,50 +22,45 @@ from __future__ import annotations
 import json
 import os
 import re
-import xml.etree.ElementTree as ElementTree
+import shutil
+import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import IO
 from urllib.parse import quote
+from xml.sax.saxutils import escape, quoteattr
 
 from conformance import __version__
-from conformance.validator.core.findings import Diagnostic, Rule
+from conformance.validator.core.findings import (
+    SEVERITIES,
+    Diagnostic,
+    Event,
+    FileChecked,
+    Rule,
+    StoreFindings,
+    StoreFinished,
+    StoreStarted,
+)
 
 OUTPUT_FORMATS = ("human", "json", "sarif", "junit")
+LEGACY_MODES = ("summary", "show", "error")
 TOOL_NAME = "memoir-conform"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "bold": "\033[1m", "dim": "\033[2m"}
+_SARIF_LEVELS = {"error": "error", "warning": "warning", "legacy": "note", "info": "note"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029]")
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "legacy": "\033[35m", "info": "\033[36m",
+            "bold": "\033[1m", "dim": "\033[2m"}
 _RESET = "\033[0m"
 
 
 def visible(text: str) -> str:
-    """Control characters (and lone surrogates) written as escapes."""
+    """Control characters, line breaks and lone surrogates written as escapes."""
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
                         else f"\\u{ord(match.group()):04x}", text)
 
 
-def counts(diagnostics: list[Diagnostic]) -> dict[str, int]:
-    found = Counter(diagnostic.severity for diagnostic in diagnostics)
-    return {"error": found["error"], "warning": found["warning"], "info": found["info"]}
-
-
-def exit_code(diagnostics: list[Diagnostic], strict: bool) -> int:
-    """0 clean, 1 errors (or warnings with --strict)."""
-    found = counts(diagnostics)
-    return 1 if found["error"] or (strict and found["warning"]) else 0
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def summary_line(files: list[str], diagnostics: list[Diagnostic]) -> str:
-    found = counts(diagnostics)
-    failing = len({diagnostic.path for diagnostic in diagnostics if diagnostic.severity == "error"})
-    return (f"{_plural(len(files), 'file')} checked: {_plural(found['error'], 'error')}, "
-            f"{_plural(found['warning'], 'warning')}, {found['info']} info"
-            + (f" ({_plural(failing, 'file')} with errors)" if failing else ""))
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
 def _section(diagnostic: Diagnostic) -> str:
@@ -65,136 +68,360 @@ def _section(diagnostic: Diagnostic) -> str:
     return f"spec {section}" if section[:1].isdigit() or section.startswith("App") else section
 
 
-def render_human(files: list[str], diagnostics: list[Diagnostic], color: bool = False) -> str:
-    def paint(text: str, style: str) -> str:
-        return f"{_COLOURS[style]}{text}{_RESET}" if color else text
+class _StoreTally:
+    """What one store (or the loose files of a run) held of the legacy category."""
 
-    lines: list[str] = []
-    current = None
-    for diagnostic in diagnostics:
-        if diagnostic.path != current:
-            if current is not None:
-                lines.append("")
-            current = diagnostic.path
-            lines.append(paint(visible(diagnostic.path), "bold"))
-        place = f"{diagnostic.line}:{diagnostic.column}" if diagnostic.line else "-"
-        lines.append(
-            f"  {place:>7}  {paint(f'{diagnostic.severity:<7}', diagnostic.severity)}  {visible(diagnostic.message)}  "
-            + paint(f"[{diagnostic.rule}, {_section(diagnostic)}]", "dim"))
-    if lines:
-        lines.append("")
-    lines.append(summary_line(files, diagnostics))
-    return "\n".join(lines) + "\n"
+    def __init__(self, path: str | None, description: str = ""):
+        self.path = path
+        self.description = description
+        self.files = 0
+        self.legacy_files = 0
+        self.legacy_rules: Counter = Counter()
 
+    def line(self, mode: str) -> str | None:
+        if not self.legacy_files:
+            return None
+        uses = "uses a legacy dialect" if self.legacy_files == 1 else "use legacy dialects"
+        hint = "; `--legacy=show` to list them" if mode == "summary" else ""
+        return f"{_plural(self.legacy_files, 'file')} {uses}; all readable (Appendix A){hint}"
 
-_PLACEHOLDER = "\u0000memoir-conform-items\u0000"
+    def to_json(self) -> dict:
+        return {"path": _text(self.path or ""), "description": _text(self.description), "files": self.files,
+                "legacy_files": self.legacy_files, "legacy": dict(sorted(self.legacy_rules.items()))}
 
 
-def _dump_with_items(document: dict, items, indent: str) -> str:
-    """`document` as indented JSON, with the placeholder value replaced by
-    `items`, one compact item per line: the C encoder does the bulk, so a
-    report of 100,000 findings stays fast and small in memory."""
-    head = json.dumps(document, indent=2, ensure_ascii=False)
-    body = (",\n" + indent).join(json.dumps(item, ensure_ascii=False) for item in items)
-    array = f"[\n{indent}{body}\n{indent[:-2]}]" if body else "[]"
-    before, after = head.split(json.dumps(_PLACEHOLDER), 1)
-    return "".join((before, array, after, "\n"))
+class Output:
+    """Counts and the legacy policy, shared by every renderer; subclasses write."""
+
+    def __init__(self, stream: IO[str], *, legacy: str = "summary", strict: bool = False):
+        self.stream = stream
+        self.legacy = legacy
+        self.strict = strict
+        self.counts: Counter = Counter()
+        self.files = 0
+        self.stores: list[_StoreTally] = []
+        self._loose = _StoreTally(None)
+        self._store: _StoreTally | None = None
+
+    # -- events ------------------------------------------------------------------
+
+    def feed(self, event: Event) -> None:
+        if isinstance(event, FileChecked):
+            tally = self._store or self._loose
+            if event.checked:
+                self.files += 1
+                tally.files += 1
+            shown = self._tally(event.diagnostics, tally)
+            if shown or event.checked:
+                self.file(event.path, shown, event.checked)
+        elif isinstance(event, StoreFindings):
+            shown = self._tally(event.diagnostics, self._store or self._loose)
+            if shown:
+                self.store_findings(event.path, shown)
+        elif isinstance(event, StoreStarted):
+            self._store = _StoreTally(event.path, event.description)
+            self.stores.append(self._store)
+            self.store_started(event.path, event.description)
+        elif isinstance(event, StoreFinished):
+            if self._store is not None:
+                self.store_finished(self._store)
+            self._store = None
+
+    def _tally(self, diagnostics: tuple[Diagnostic, ...], tally: _StoreTally) -> tuple[Diagnostic, ...]:
+        """Count the findings and return those to show."""
+        legacy = [d for d in diagnostics if d.severity == "legacy"]
+        self.counts.update(d.severity for d in diagnostics)
+        if not legacy:
+            return diagnostics
+        # A file is counted once, however many legacy findings it has.
+        tally.legacy_files += len({d.path for d in legacy})
+        tally.legacy_rules.update(d.rule for d in legacy)
+        if self.legacy == "summary":
+            return tuple(d for d in diagnostics if d.severity != "legacy")
+        return diagnostics
+
+    def close(self) -> int:
+        """Finish the report; the exit code: 1 when it fails, else 0."""
+        self.finish()
+        return self.exit_code()
+
+    def exit_code(self) -> int:
+        failing = self.counts["error"] or (self.strict and self.counts["warning"]) or (
+            self.legacy == "error" and self.counts["legacy"])
+        return 1 if failing else 0
+
+    @property
+    def legacy_files(self) -> int:
+        return self._loose.legacy_files + sum(store.legacy_files for store in self.stores)
+
+    def summary_line(self) -> str:
+        counts = self.counts
+        where = f" in {_plural(len(self.stores), 'store')}" if self.stores else ""
+        text = (f"{_plural(self.files, 'file')} checked{where}: {_plural(counts['error'], 'error')}, "
+                f"{_plural(counts['warning'], 'warning')}, {counts['info']} info")
+        if self.legacy_files:
+            text += f"; {_plural(self.legacy_files, 'file')} in legacy dialects (readable, Appendix A)"
+        return text
+
+    # -- what subclasses write -------------------------------------------------------
+
+    def store_started(self, path: str, description: str) -> None:
+        pass
+
+    def file(self, path: str, diagnostics: tuple[Diagnostic, ...], checked: bool) -> None:
+        pass
+
+    def store_findings(self, path: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+        for name, found in _by_path(diagnostics):
+            self.file(name, found, False)
+
+    def store_finished(self, store: _StoreTally) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
 
 
-def render_json(files: list[str], diagnostics: list[Diagnostic]) -> str:
-    document = {
-        "tool": {"name": TOOL_NAME, "version": __version__},
-        "files": list(files),
-        "summary": {**counts(diagnostics), "files": len(files)},
-        "diagnostics": _PLACEHOLDER,
-    }
-    # Built by hand: dataclasses.asdict copies deeply and is slow on 100,000 findings.
-    items = ({"path": d.path, "line": d.line, "column": d.column, "severity": d.severity,
-              "rule": d.rule, "message": d.message, "section": d.section} for d in diagnostics)
-    return _dump_with_items(document, items, "    ")
+def _by_path(diagnostics: tuple[Diagnostic, ...]) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    groups: dict[str, list[Diagnostic]] = {}
+    for found in diagnostics:
+        groups.setdefault(found.path, []).append(found)
+    return [(path, tuple(found)) for path, found in groups.items()]
 
 
-def _artifact(path: str) -> dict:
-    if os.path.isabs(path):
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+class HumanOutput(Output):
+    """Grouped by store and file, one line per finding, a summary line at the end."""
+
+    def __init__(self, stream: IO[str], *, color: bool = False, **options):
+        super().__init__(stream, **options)
+        self.color = color
+        self._wrote_anything = False
+
+    def _paint(self, text: str, style: str) -> str:
+        return f"{_COLOURS[style]}{text}{_RESET}" if self.color else text
+
+    def _block(self, lines: list[str]) -> None:
+        if self._wrote_anything:
+            self.stream.write("\n")
+        self.stream.write("\n".join(lines) + "\n")
+        self._wrote_anything = True
+
+    def store_started(self, path: str, description: str) -> None:
+        self._block([self._paint(f"== {visible(path)}", "bold") + f"  ({visible(description)})"])
+
+    def file(self, path: str, diagnostics: tuple[Diagnostic, ...], checked: bool, heading: str = "") -> None:
+        if not diagnostics:
+            return
+        lines = [self._paint(visible(path), "bold") + heading]
+        for found in diagnostics:
+            place = f"{found.line}:{found.column}" if found.line else "-"
+            lines.append(
+                f"  {place:>7}  {self._paint(f'{found.severity:<7}', found.severity)}  {visible(found.message)}  "
+                + self._paint(f"[{found.rule}, {_section(found)}]", "dim"))
+        self._block(lines)
+
+    def store_findings(self, path: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+        for name, found in _by_path(diagnostics):
+            self.file(name, found, False, heading=self._paint("  (checked against the whole store)", "dim"))
+
+    def store_finished(self, store: _StoreTally) -> None:
+        line = store.line(self.legacy)
+        if line:
+            self._block([self._paint("  legacy ", "legacy") + f"{visible(store.path)}: {line}"])
+
+    def finish(self) -> None:
+        line = self._loose.line(self.legacy)
+        if line:
+            self._block([self._paint("  legacy ", "legacy") + line])
+        self._block([self.summary_line()])
 
 
-def render_sarif(files: list[str], diagnostics: list[Diagnostic], rules: list[Rule]) -> str:
-    """SARIF 2.1.0: one run, every known rule in the driver, one result per diagnostic."""
-    catalogue = list(rules)
-    known = {rule.id for rule in catalogue}
-    for diagnostic in diagnostics:  # a rule from outside the catalogue still gets a descriptor
-        if diagnostic.rule not in known:
-            known.add(diagnostic.rule)
-            catalogue.append(Rule(diagnostic.rule, diagnostic.severity, diagnostic.section, diagnostic.rule))
-    index = {rule.id: position for position, rule in enumerate(catalogue)}
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
-    def result(diagnostic: Diagnostic) -> dict:
-        region = {"startLine": max(diagnostic.line, 1)}
-        if diagnostic.line and diagnostic.column:
-            region["startColumn"] = diagnostic.column
-        return {
-            "ruleId": diagnostic.rule,
-            "ruleIndex": index[diagnostic.rule],
-            "level": _SARIF_LEVELS[diagnostic.severity],
-            "message": {"text": diagnostic.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _artifact(diagnostic.path), "region": region}}],
-            "properties": {"section": diagnostic.section},
+
+def _text(text: str) -> str:
+    """Text for a JSON document written as UTF-8: a lone surrogate (a file name
+    that is not UTF-8, an escape in a value) cannot be encoded, so it is shown."""
+    return visible(text) if _SURROGATE.search(text) else text
+
+
+def _diagnostic_json(found: Diagnostic) -> str:
+    return json.dumps({"path": _text(found.path), "line": found.line, "column": found.column,
+                       "severity": found.severity, "rule": found.rule, "message": _text(found.message),
+                       "section": found.section}, ensure_ascii=False)
+
+
+class _ArrayWriter:
+    """Items of a JSON array written one per line as they come."""
+
+    def __init__(self, stream: IO[str], indent: str):
+        self.stream = stream
+        self.indent = indent
+        self.count = 0
+
+    def add(self, item_json: str) -> None:
+        self.stream.write(("\n" if not self.count else ",\n") + self.indent + item_json)
+        self.count += 1
+
+    def close(self, closing_indent: str) -> None:
+        self.stream.write(f"\n{closing_indent}]" if self.count else "]")
+
+
+class JsonOutput(Output):
+    """One JSON document: the findings first (streamed), then stores and the summary."""
+
+    def __init__(self, stream: IO[str], **options):
+        super().__init__(stream, **options)
+        tool = json.dumps({"name": TOOL_NAME, "version": __version__})
+        stream.write(f'{{\n  "tool": {tool},\n  "diagnostics": [')
+        self._items = _ArrayWriter(stream, "    ")
+
+    def file(self, path: str, diagnostics: tuple[Diagnostic, ...], checked: bool) -> None:
+        for found in diagnostics:
+            self._items.add(_diagnostic_json(found))
+
+    def finish(self) -> None:
+        self._items.close("  ")
+        stores = [store.to_json() for store in self.stores]
+        if self._loose.files or self._loose.legacy_files:
+            stores.append(self._loose.to_json())
+        summary = {**{severity: self.counts[severity] for severity in SEVERITIES}, "files": self.files,
+                   "stores": len(self.stores), "legacy_files": self.legacy_files}
+        self.stream.write(',\n  "stores": ' + json.dumps(stores, ensure_ascii=False)
+                          + ',\n  "summary": ' + json.dumps(summary) + "\n}\n")
+
+
+def sarif_artifact(path: str) -> dict:
+    """A SARIF artifact location: relative to %SRCROOT% (the working directory)
+    when the path stays inside it, else an absolute file URI."""
+    normal = os.path.normpath(path)
+    if os.path.isabs(normal) or normal == ".." or normal.startswith(".." + os.sep):
+        return {"uri": Path(os.path.abspath(normal)).as_uri()}  # percent-encoded
+    return {"uri": quote(normal.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+
+
+class SarifOutput(Output):
+    """SARIF 2.1.0: one run whose driver describes every rule; results streamed."""
+
+    def __init__(self, stream: IO[str], *, catalogue: list[Rule], **options):
+        super().__init__(stream, **options)
+        self._index = {rule.id: position for position, rule in enumerate(catalogue)}
+        driver = {
+            "name": TOOL_NAME,
+            "version": __version__,
+            "rules": [{
+                "id": rule.id,
+                "shortDescription": {"text": rule.summary},
+                "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
+                "properties": {"section": rule.section, "format": rule.format, "severity": rule.severity,
+                               "tags": [rule.format, rule.severity]},
+            } for rule in catalogue],
         }
+        head = json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0"}, indent=2)[:-2]
+        stream.write(head + ',\n  "runs": [\n    {\n      "tool": {"driver": '
+                     + json.dumps(driver, ensure_ascii=False)
+                     + '},\n      "columnKind": "unicodeCodePoints",\n      "results": [')
+        self._items = _ArrayWriter(stream, "        ")
 
-    document = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": TOOL_NAME,
-                "version": __version__,
-                "rules": [{
-                    "id": rule.id,
-                    "shortDescription": {"text": rule.summary},
-                    "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
-                    "properties": {"section": rule.section, "format": rule.format, "tags": [rule.format]},
-                } for rule in catalogue],
-            }},
-            "columnKind": "unicodeCodePoints",
-            "artifacts": [{"location": _artifact(path)} for path in files],
-            "results": _PLACEHOLDER,
-        }],
-    }
-    return _dump_with_items(document, (result(diagnostic) for diagnostic in diagnostics), "        ")
+    def file(self, path: str, diagnostics: tuple[Diagnostic, ...], checked: bool) -> None:
+        for found in diagnostics:
+            region = {"startLine": max(found.line, 1)}
+            if found.line and found.column:
+                region["startColumn"] = found.column
+            result = {"ruleId": found.rule}
+            if found.rule in self._index:
+                result["ruleIndex"] = self._index[found.rule]
+            result.update({
+                "level": _SARIF_LEVELS[found.severity],
+                "message": {"text": _text(found.message)},
+                "locations": [{"physicalLocation": {"artifactLocation": sarif_artifact(_text(found.path)),
+                                                    "region": region}}],
+                "properties": {"section": found.section, "severity": found.severity},
+            })
+            self._items.add(json.dumps(result, ensure_ascii=False))
+
+    def finish(self) -> None:
+        self._items.close("      ")
+        stores = [store.to_json() for store in self.stores]
+        self.stream.write(',\n      "properties": ' + json.dumps({"stores": stores, "summary": self.summary_line()},
+                                                                 ensure_ascii=False) + "\n    }\n  ]\n}\n")
 
 
-def render_junit(files: list[str], diagnostics: list[Diagnostic], strict: bool = False) -> str:
-    """JUnit XML: one test case per file; it fails on an error (or a warning with --strict)."""
-    by_file: dict[str, list[Diagnostic]] = {path: [] for path in files}
-    for diagnostic in diagnostics:
-        by_file.setdefault(diagnostic.path, []).append(diagnostic)
-    failing = {"error", "warning"} if strict else {"error"}
-    failures = sum(1 for found in by_file.values() if any(d.severity in failing for d in found))
-    attributes = {"name": f"{TOOL_NAME} validate", "tests": str(len(by_file)), "failures": str(failures),
-                  "errors": "0", "skipped": "0"}
-    root = ElementTree.Element("testsuites", attributes)
-    suite = ElementTree.SubElement(root, "testsuite", attributes)
-    for path in sorted(by_file):
-        case = ElementTree.SubElement(suite, "testcase", {"classname": f"{TOOL_NAME}.validate", "name": visible(path)})
-        found = by_file[path]
-        lines = [f"{d.line}:{d.column} {d.severity} {d.rule} [{d.section}] {visible(d.message)}" for d in found]
-        failed = [d for d in found if d.severity in failing]
+class JunitOutput(Output):
+    """JUnit XML: one test case per file checked, failing on an error (or a
+    warning with --strict, or a legacy finding with --legacy error)."""
+
+    def __init__(self, stream: IO[str], **options):
+        super().__init__(stream, **options)
+        self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._cases = 0
+        self._failures = 0
+        self._failing = {"error"} | ({"warning"} if self.strict else set()) | (
+            {"legacy"} if self.legacy == "error" else set())
+
+    def file(self, path: str, diagnostics: tuple[Diagnostic, ...], checked: bool) -> None:
+        self._case(visible(path), diagnostics)
+
+    def store_findings(self, path: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+        for name, found in _by_path(diagnostics):
+            self._case(f"{visible(name)} (store-wide checks)", found)
+
+    def _case(self, name: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self._cases += 1
+        lines = "\n".join(f"{visible(d.path)} {d.line}:{d.column} {d.severity} {d.rule} [{d.section}] "
+                          f"{visible(d.message)}" for d in diagnostics)
+        failed = [d for d in diagnostics if d.severity in self._failing]
+        write = self._spool.write
+        write(f'    <testcase classname="{TOOL_NAME}.validate" name={quoteattr(name)}')
         if failed:
-            failure = ElementTree.SubElement(case, "failure", {
-                "type": failed[0].rule, "message": visible(f"{_plural(len(failed), 'finding')}: {failed[0].message}")})
-            failure.text = "\n".join(lines)
+            self._failures += 1
+            message = visible(f"{_plural(len(failed), 'finding')}: {failed[0].message}")
+            write(f'>\n      <failure type={quoteattr(failed[0].rule)} message={quoteattr(message)}>'
+                  f"{escape(lines)}</failure>\n    </testcase>\n")
         elif lines:
-            ElementTree.SubElement(case, "system-out").text = "\n".join(lines)
-    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+            write(f">\n      <system-out>{escape(lines)}</system-out>\n    </testcase>\n")
+        else:
+            write(" />\n")
+
+    def finish(self) -> None:
+        counts = (f'name="{TOOL_NAME} validate" tests="{self._cases}" failures="{self._failures}" '
+                  'errors="0" skipped="0"')
+        self.stream.write(f"<?xml version='1.0' encoding='utf-8'?>\n<testsuites {counts}>\n  <testsuite {counts}>\n")
+        self._spool.seek(0)
+        shutil.copyfileobj(self._spool, self.stream)
+        self._spool.close()
+        self.stream.write("  </testsuite>\n</testsuites>\n")
+
+
+def make_output(fmt: str, stream: IO[str], *, catalogue: list[Rule], color: bool = False, **options) -> Output:
+    if fmt == "human":
+        return HumanOutput(stream, color=color, **options)
+    if fmt == "json":
+        return JsonOutput(stream, **options)
+    if fmt == "sarif":
+        return SarifOutput(stream, catalogue=catalogue, **options)
+    return JunitOutput(stream, **options)
+
+
+def render(events, fmt: str = "human", *, catalogue: list[Rule] = (), **options) -> str:
+    """A whole report as one string (for tests and small inputs)."""
+    import io
+
+    buffer = io.StringIO()
+    output = make_output(fmt, buffer, catalogue=list(catalogue), **options)
+    for event in events:
+        output.feed(event)
+    output.close()
+    return buffer.getvalue()
 
 
 def render_rules(rules: list[Rule], fmt: str) -> str:
     """The rule catalogue as a text table, JSON or a Markdown table."""
     if fmt == "json":
         return json.dumps([{"id": rule.id, "severity": rule.severity, "section": rule.section,
-                            "format": rule.format, "summary": rule.summary} for rule in rules], indent=2) + "\n"
+                            "format": rule.format, "summary": rule.summary,
+                            **({"former_ids": list(rule.former_ids)} if rule.former_ids else {})}
+                           for rule in rules], indent=2) + "\n"
     rows = [(rule.id, rule.severity, rule.section, rule.summary) for rule in rules]
     if fmt == "markdown":
         lines = ["| Rule | Severity | Section | Requires |", "|---|---|---|---|"]

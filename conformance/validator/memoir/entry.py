@@ -1,13 +1,15 @@
-"""Checks of one entry file (spec 3, 6, Appendix A).
+"""Checks of one entry file (spec 2, 3, 6, Appendix A).
 
-`check_entry` reads the file as the reference model does (`read_entry`),
+`check_entry` reads the file as the reference model does (`read_parsed`),
 then says everything a reader should know about it: departures from the
 frontmatter subset, how a YAML engine would read it differently, how each
-legacy dialect reads, and what the entry schema (schema/entry.schema.json,
-applied through jsonschema) and the spec's field rules find.
+legacy dialect reads, what the entry schema (schema/entry.schema.json,
+applied through jsonschema) and the spec's field rules find, and whether its
+file name is a slug with its type as a prefix. Each message says what is
+wrong and what to do; the place is the finding's line and column.
 
 The schema is applied to the fields *after* the legacy mappings, so a legacy
-file is judged by how it reads. To keep a store of 10,000 entries fast, the
+file is judged by how it reads. To keep a store of 100,000 entries fast, the
 schema verdict is memoised on the entry's shape: every value replaced by a
 representative that the schema cannot tell apart from it (see `_shape`).
 """
@@ -19,12 +21,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from conformance.model import dates
-from conformance.model.entry import LEGACY_TYPES, how_to_apply_section, read_parsed
-from conformance.model.frontmatter import ParsedEntry, column_of, line_of, parse_entry_text
-from conformance.validator.memoir import rules
+from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed
+from conformance.model.frontmatter import ParsedEntry, parse_entry_text
 from conformance.validator.core.findings import Diagnostic, diagnostic
-from conformance.validator.memoir.places import field_places
-from conformance.validator.memoir.sources import INDEX_NAMES
+from conformance.validator.core.positions import LineIndex
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.sources import MAX_BYTES
 from conformance.validator.memoir.yaml_hazards import explain
 
 # Date fields per type (3.2, 3.3); the common ones apply to every type.
@@ -35,8 +37,23 @@ TYPE_DATE_FIELDS = {
     "goal": ("set_on", "done_at"),
     "next_action": ("added", "done_at"),
 }
-ALL_DATE_FIELDS = frozenset(COMMON_DATE_FIELDS).union(*TYPE_DATE_FIELDS.values())
+INDEX_NAMES = {"memory", "readme", "index"}
 
+_REQUIRED_RULES = {
+    "type": rules.MISSING_TYPE,
+    "name": rules.MISSING_NAME,
+    "trigger": rules.LESSON_FIELDS,
+    "how_to_apply": rules.LESSON_FIELDS,
+    "added": rules.NEXT_ACTION_ADDED,
+    "hidden_at": rules.HIDDEN_AT,
+}
+_HOW_TO_APPLY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+how to apply\b", re.IGNORECASE | re.MULTILINE)
+# The model's [[wikilink]] pattern (conformance/model/entry.py): same targets, here with their places.
+_WIKILINK = re.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
+_SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_KNOWN_PREFIXES = tuple(f"{name}_" for name in (*ENTRY_TYPES, *LEGACY_TYPES))
+
+# Each departure from the frontmatter subset: its rule, and what to do about it.
 _PROBLEM_RULES = {
     "preamble": rules.PREAMBLE,
     "unterminated": rules.UNTERMINATED,
@@ -53,30 +70,59 @@ _PROBLEM_RULES = {
     "unterminated-quote": rules.YAML_QUOTING,
     "bad-escape": rules.YAML_QUOTING,
 }
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def _problem_message(problem, parsed: ParsedEntry) -> str:
+    """What the frontmatter reader met, what it means for readers, and what to do."""
+    code, model = problem.code, problem.message
+    token = _QUOTED.search(model)
+    token = token.group(1) if token else ""
+    if code == "preamble":
+        lines = parsed.frontmatter_start - 1
+        return (f"{lines} line{'s' if lines != 1 else ''} of blank lines or HTML comments come before the opening "
+                "---, so readers that expect it on the first line see no frontmatter; move the --- to the top")
+    if code == "unterminated":
+        return ("the frontmatter opened here is never closed by a --- line, so readers see no fields at all; "
+                "add a --- line after the last field")
+    if code == "anchor":
+        return f"YAML anchor {token} is outside the frontmatter subset; write the value out in full, without it"
+    if code == "alias":
+        return (f"YAML alias {token} is outside the frontmatter subset and is never expanded (this reader takes "
+                "the literal text); write the value out in full")
+    if code == "tag":
+        return f"YAML tag {token} is outside the frontmatter subset (this reader keeps it in the text); remove it"
+    if code == "block-scalar":
+        return (f"a block scalar ({token}) is outside the frontmatter subset, which keeps prose out of the "
+                "frontmatter; move the text into the body")
+    if code == "flow-collection":
+        return ("a flow collection ([...] or {...}) is outside the frontmatter subset: this reader takes it as "
+                "literal text where a YAML reader sees a list; write one '- item' line per item")
+    if code == "deep-nesting":
+        return f"{model.split(';')[0]} is outside the frontmatter subset, which nests one level; flatten it"
+    advice = {
+        "bad-line": "move the text into the body, or write it as one 'key: value' line",
+        "tab-indent": "indent with spaces",
+        "duplicate-key": "a YAML reader may keep the other value; keep one of them",
+        "quoted-trailing-text": "quote the whole value",
+        "unterminated-quote": "close the quote on the same line",
+        "bad-escape": "write a backslash as \\\\",
+    }[code]
+    return f"{model}; {advice}"
+
+
 _HAZARD_RULES = {"comment": rules.YAML_COMMENT, "retyped": rules.YAML_RETYPED, "rejected": rules.YAML_REJECTED}
-_REQUIRED_RULES = {
-    "type": rules.MISSING_TYPE,
-    "name": rules.MISSING_NAME,
-    "trigger": rules.LESSON_FIELDS,
-    "how_to_apply": rules.LESSON_FIELDS,
-    "added": rules.NEXT_ACTION_ADDED,
-    "hidden_at": rules.HIDDEN_AT,
-}
-_HOW_TO_APPLY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+how to apply\b", re.IGNORECASE | re.MULTILINE)
+_TYPES = "fact, preference, decision, lesson, goal or next_action"
 
 
 @dataclass(frozen=True)
 class EntrySummary:
     """What the store-level checks need to know of one entry."""
 
-    display: str
     link: str
     name: str | None
-    type: object            # as read (after legacy mapping)
-    written_type: object    # as written in the file (top-level or metadata.type)
-    status: str
     is_index: bool
-    links: tuple[tuple[str, int, int], ...]   # (target, line, column) of each first occurrence
+    links: tuple[tuple[str, int, int], ...]   # (target, line, column) of each target's first [[link]]
 
 
 _INDEX_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)")
@@ -94,34 +140,47 @@ def looks_like_index(body: str) -> int:
     return links if links >= 3 and links * 2 >= len(lines) else 0
 
 
-def check_entry(display: str, link: str, text: str) -> tuple[list[Diagnostic], EntrySummary]:
-    """Every finding about one entry file, and its summary for the store checks."""
+def check_entry(display: str, link: str, text: str, size: int | None = None) -> tuple[list[Diagnostic], EntrySummary]:
+    """Every finding about one entry file, and its summary for the store checks.
+
+    `size` is the file's size when `text` is only its first `MAX_BYTES`."""
     parsed = parse_entry_text(text)
+    if size is not None and not parsed.has_frontmatter and any(p.code == "unterminated" for p in parsed.problems):
+        # The closing --- may lie past the cut: nothing can be said of the fields.
+        return [diagnostic(
+            rules.TOO_LARGE_TO_CHECK, display,
+            f"{size} bytes, and the frontmatter is not closed within the first {MAX_BYTES} bytes, which is all the "
+            "validator reads: its fields were not checked; keep entries small, with the frontmatter at the top",
+            1, 1)], EntrySummary(link, None, False, ())
     entry = read_parsed(link, parsed)
     found: list[Diagnostic] = []
-    written_type = _written_type(parsed.fields)
+    if size is not None:
+        found.append(diagnostic(
+            rules.TOO_LARGE, display,
+            f"{size} bytes: only the first {MAX_BYTES} were checked (the frontmatter is among them); readers load "
+            "whole entries into context, so split it or move bulky material out of the store"))
     index_lines = 0 if parsed.has_frontmatter or is_index_name(link) else looks_like_index(text)
     summary = EntrySummary(
-        display, link, entry["name"], entry["type"], written_type, entry["status"],
-        is_index=not parsed.has_frontmatter and (is_index_name(link) or index_lines > 0),
-        links=tuple(_link_places(text, entry["links"], parsed.body_start if parsed.has_frontmatter else 1)),
-    )
+        link, entry["name"], is_index=not parsed.has_frontmatter and (is_index_name(link) or index_lines > 0),
+        links=_link_places(text, entry["body"]) if entry["links"] else ())
     if summary.is_index:
-        what = (f"{link}.md is an index or readme of the memory directory" if not index_lines
+        what = (f"{link}.md is the index or readme of the memory folder" if not index_lines
                 else f"{link}.md looks like an index ({index_lines} '- [title](file.md)' lines)")
         found.append(diagnostic(
-            rules.INDEX_FILE, display,
-            f"{what}, not an entry: readers list it as an opaque entry {link!r} without type"))
+            rules.INDEX_FILE, display, f"{what}, not an entry: readers list it as an opaque entry without a type"))
         return found, summary
 
     for problem in parsed.problems:
-        found.append(diagnostic(_PROBLEM_RULES[problem.code], display, problem.message, problem.line, problem.column))
+        found.append(diagnostic(_PROBLEM_RULES[problem.code], display, _problem_message(problem, parsed),
+                                problem.line, problem.column))
     if not parsed.has_frontmatter:
         if not any(problem.code == "unterminated" for problem in parsed.problems):
-            origin = "its first # heading" if entry["name"] != link else "its link name (it has no # heading)"
+            origin = ("from its first # heading" if entry["name"] != link
+                      else "after its file name, as it has no # heading")
             found.append(diagnostic(
                 rules.NO_FRONTMATTER, display,
-                f"no frontmatter: reads as an opaque legacy entry named {entry['name']!r} after {origin}", 1, 1))
+                f"no frontmatter: readers show this file as an opaque legacy entry named {entry['name']!r}, {origin}; "
+                "add frontmatter with a type and a name to make it an entry", 1, 1))
         return found, summary
     places = field_places(parsed)
 
@@ -129,16 +188,31 @@ def check_entry(display: str, link: str, text: str) -> tuple[list[Diagnostic], E
         line, column = places.get("schema_version", (0, 0))
         found.append(diagnostic(
             rules.SCHEMA_VERSION_NEWER, display,
-            f"schema_version {parsed.fields['schema_version']} is newer than 1: readers quarantine this entry and "
-            "do not interpret it (not checked further)", line, column))
+            f"schema_version {parsed.fields['schema_version']} is newer than 1: readers set this entry aside "
+            "unread (spec 6) and it was not checked further; read it with a tool that knows that version",
+            line, column))
         return found, summary
 
     date_fields = frozenset(COMMON_DATE_FIELDS + TYPE_DATE_FIELDS.get(entry["type"], ()))
     for hazard in explain(parsed, date_fields):
         found.append(diagnostic(_HAZARD_RULES[hazard.kind], display, hazard.message, hazard.line, hazard.column))
-    found.extend(_legacy_findings(display, parsed, entry, places))
+    legacy = _legacy_findings(display, parsed, entry, places)
+    found.extend(legacy)
     found.extend(_field_findings(display, parsed, entry, places, date_fields))
+    if not legacy:
+        found.extend(_created_findings(display, entry["fields"], places))
+    found.extend(_file_name_findings(display, link, parsed.fields, entry["type"]))
     return found, summary
+
+
+def field_places(parsed: ParsedEntry) -> dict[str, tuple[int, int]]:
+    """Key path ("name", "metadata.type", "tags[]") -> (line, column) of its
+    value: the first place of each key."""
+    places: dict[str, tuple[int, int]] = {}
+    for key, line, column, _raw in parsed.places:
+        if key not in places:
+            places[key] = (line, column)
+    return places
 
 
 def _written_type(fields: dict) -> object:
@@ -148,19 +222,17 @@ def _written_type(fields: dict) -> object:
     return metadata.get("type") if isinstance(metadata, dict) else None
 
 
-def _link_places(text: str, links: list[str], body_start: int) -> list[tuple[str, int, int]]:
-    """Line and column of the first [[link]] to each target (in the whole file)."""
-    places = []
-    for target in links:
-        index = text.find("[[" + target)
-        if index < 0:
-            # [[ target ]] with spaces, or an alias form: find the target's text instead.
-            index = text.find(target)
-        if index < 0:
-            places.append((target, body_start, 0))
-            continue
-        places.append((target, line_of(text, index), column_of(text, index)))
-    return places
+def _link_places(text: str, body: str) -> tuple[tuple[str, int, int], ...]:
+    """Line and column of the first [[link]] to each target, in one pass over
+    the body (the targets are the model's `wikilinks`)."""
+    offset = len(text) - len(body)  # the body is the end of the text
+    index = LineIndex(text)
+    places: dict[str, tuple[int, int]] = {}
+    for match in _WIKILINK.finditer(body):
+        target = match.group(1).split("|", 1)[0].split("#", 1)[0].strip()
+        if target and target not in places:
+            places[target] = index.place(offset + match.start())
+    return tuple((target, line, column) for target, (line, column) in places.items())
 
 
 # -- legacy dialects (Appendix A) ---------------------------------------------------
@@ -169,21 +241,26 @@ def _link_places(text: str, links: list[str], body_start: int) -> list[tuple[str
 def _legacy_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict) -> list[Diagnostic]:
     found = []
     fields = parsed.fields
+    read = entry["fields"]
     metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
     if fields.get("type") is None and metadata.get("type") is not None:
         line, column = places.get("metadata.type", places.get("metadata", (0, 0)))
         found.append(diagnostic(
             rules.LEGACY_METADATA, display,
-            f"legacy nested dialect: metadata.type {metadata['type']!r} reads as type {metadata['type']!r}",
-            line, column))
+            "the type is nested under metadata (the legacy dialect): readers take metadata.type as the type; "
+            "moving it to a top-level type modernises the file", line, column))
     for key in ("originSessionId", "metadata.originSessionId"):
         value = fields.get(key) if key == "originSessionId" else metadata.get("originSessionId")
-        if value is not None:
-            line, column = places.get(key, (0, 0))
-            origin = entry["fields"].get("origin")
-            reads = "reads as origin.session_id" if isinstance(origin, dict) and origin.get("session_id") == value \
-                else "is not read: origin already has a session_id (or is not a mapping)"
-            found.append(diagnostic(rules.LEGACY_ORIGIN, display, f"legacy {key} {reads}", line, column))
+        if value is None:
+            continue
+        line, column = places.get(key, (0, 0))
+        origin = read.get("origin")
+        if isinstance(origin, dict) and origin.get("session_id") == value:
+            message = f"{key} (the legacy spelling) reads as origin.session_id; nothing to do"
+        else:
+            message = (f"{key} (the legacy spelling) is not read, as origin already has a session_id or is not a "
+                       "mapping; remove one of the two")
+        found.append(diagnostic(rules.LEGACY_ORIGIN, display, message, line, column))
 
     written = _written_type(fields)
     where = "type" if fields.get("type") is not None else "metadata.type"
@@ -193,37 +270,39 @@ def _legacy_findings(display: str, parsed: ParsedEntry, entry: dict, places: dic
         if mapped is None:
             found.append(diagnostic(
                 rules.LEGACY_DOSSIER, display,
-                f"legacy type {written!r}: a dossier with no atomic mapping; reads as an opaque legacy entry "
-                f"(status opaque, type {written!r})", line, column))
+                f"legacy type {written!r} marks a project dossier, which has no entry type of its own: readers show "
+                "it as an opaque legacy entry", line, column))
         elif mapped == "lesson":
-            found.append(diagnostic(
-                rules.LEGACY_TYPE, display,
-                f"legacy type {written!r} reads as 'lesson', trigger from description and how_to_apply from the "
-                "**How to apply:** body section", line, column))
-            found.extend(_legacy_lesson_findings(display, fields, entry, places))
+            found.extend(_feedback_findings(display, fields, entry, line, column))
         else:
             found.append(diagnostic(
-                rules.LEGACY_TYPE, display, f"legacy type {written!r} reads as {mapped!r}", line, column))
+                rules.LEGACY_TYPE, display, f"legacy type {written!r} reads as a {mapped}", line, column))
     return found
 
 
-def _legacy_lesson_findings(display: str, fields: dict, entry: dict, places: dict) -> list[Diagnostic]:
-    found = []
+def _feedback_findings(display: str, fields: dict, entry: dict, line: int, column: int) -> list[Diagnostic]:
+    """A legacy feedback entry reads as a lesson: say where its lesson fields come from, or what it lacks."""
     read = entry["fields"]
-    line, column = places.get("type", places.get("metadata.type", (0, 0)))
+    sources = []
+    if "trigger" not in fields and _text(read.get("trigger")):
+        sources.append("its description is the trigger")
+    if "how_to_apply" not in fields and _text(read.get("how_to_apply")):
+        sources.append("its **How to apply:** section is the how_to_apply")
+    reading = f" ({' and '.join(sources)})" if sources else ""
+    found = [diagnostic(rules.LEGACY_TYPE, display, f"legacy type 'feedback' reads as a lesson{reading}", line, column)]
     if not _text(read.get("trigger")):
         found.append(diagnostic(
             rules.LEGACY_LESSON, display,
-            "reads as a lesson without a trigger: the legacy entry has no description to take it from",
-            line, column))
+            "this feedback entry reads as a lesson without a trigger, as it has no description to take one from; "
+            "add a description saying when the lesson applies", line, column))
     if not _text(read.get("how_to_apply")):
         hint = ""
         if _HOW_TO_APPLY_HEADING.search(entry["body"] or ""):
-            hint = " (a '## How to apply' heading is not the bold label the legacy rule reads)"
+            hint = " (its '## How to apply' heading is not the bold label readers look for)"
         found.append(diagnostic(
             rules.LEGACY_LESSON, display,
-            f"reads as a lesson without how_to_apply: the body has no **How to apply:** section{hint}",
-            line, column))
+            f"this feedback entry reads as a lesson that says nowhere what to do, as its body has no "
+            f"**How to apply:** section{hint}; add one", line, column))
     return found
 
 
@@ -254,12 +333,12 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
             rule = _REQUIRED_RULES.get(missing, rules.FIELD_TYPE)
             if rule is rules.LESSON_FIELDS:
                 if legacy_feedback:
-                    continue  # said as a legacy finding, downgraded (App. A)
+                    continue  # said by the legacy findings, downgraded (App. A)
                 if missing == "how_to_apply" and how_to_apply_section(entry["body"] or ""):
                     found.append(diagnostic(
-                        rules.LEGACY_LESSON, display,
-                        "how_to_apply is read from the **How to apply:** body section (accepted as the legacy form; "
-                        "the canonical form is the frontmatter key)", *place("type")))
+                        rules.LEGACY_HOW_TO_APPLY, display,
+                        "how_to_apply comes from the **How to apply:** body section (the legacy form, accepted); "
+                        "a how_to_apply field is the canonical form", *place("type")))
                     continue
             found.append(diagnostic(rule, display, _missing_message(missing, entry), *place("type" if missing in (
                 "trigger", "how_to_apply", "added", "hidden_at") else missing)))
@@ -272,23 +351,26 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
                 continue  # the dossier finding says it
             found.append(diagnostic(
                 rules.UNKNOWN_TYPE, display,
-                f"type {actual!r} is none of the six entry types: reads as an opaque entry", *place("type")))
+                f"type {_show(actual)} is none of the six entry types, so readers show the entry as opaque; "
+                f"use {_TYPES}", *place("type")))
             continue
         if key == "schema_version":
             found.append(diagnostic(
                 rules.SCHEMA_VERSION, display,
-                f"schema_version {actual!r} is not an integer of at least 1: readers take it as unknown",
-                *place(key)))
+                f"schema_version {_show(actual)} is not an integer of at least 1, so readers cannot tell the entry's "
+                "version; write an integer, or leave it out (absent means 1)", *place(key)))
             continue
         if keyword == "pattern" and expected != r"\S":
             found.append(diagnostic(
-                rules.DATE, display, f"{shown} {_show(actual)} is not an ISO 8601 date or date-time", *place(key)))
+                rules.DATE, display,
+                f"{shown} {_show(actual)} is not an ISO 8601 date or date-time, so merges compare it as the oldest "
+                "date of all; write YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", *place(key)))
             continue
         if key == "name":
+            what = "empty" if isinstance(actual, str) and not actual.strip() else _kind(actual)
             found.append(diagnostic(
                 rules.MISSING_NAME, display,
-                f"name is {'empty' if actual == '' or (isinstance(actual, str) and not actual.strip()) else _kind(actual)}"
-                f": readers name the entry {entry['name']!r}", *place(key)))
+                f"name is {what}, so readers name the entry {entry['name']!r}; write a title or slug", *place(key)))
             continue
         found.append(diagnostic(rules.FIELD_TYPE, display, f"{shown} {_schema_message(keyword, expected, actual)}",
                                 *place(key)))
@@ -297,43 +379,61 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
         value = fields.get(key)
         if isinstance(value, str) and _date_pattern().match(value) and dates.parse_date(value) is None:
             found.append(diagnostic(
-                rules.DATE, display, f"{key} {value!r} has the ISO 8601 shape but names no real date or time",
-                *place(key)))
+                rules.DATE, display,
+                f"{key} {value!r} has the shape of an ISO 8601 date but names no real day or time, so merges "
+                "compare it as the oldest date of all; correct it", *place(key)))
 
     if not _text(fields.get("description")):
         found.append(diagnostic(
-            rules.MISSING_DESCRIPTION, display, "no description: indexes and pickers show the entry without one",
+            rules.MISSING_DESCRIPTION, display,
+            "no description, so indexes and pickers list the entry without one; add a one-line description",
             *place("name")))
     entry_type = entry["type"]
     if entry_type == "decision":
         if not _text(fields.get("why")):
-            found.append(diagnostic(rules.DECISION_WHY, display, "decision without a why", *place("type")))
+            found.append(diagnostic(
+                rules.DECISION_WHY, display, "decision without a why; add why: with the reason it was taken",
+                *place("type")))
         if not _text(fields.get("rejected")):
             found.append(diagnostic(
-                rules.DECISION_REJECTED, display, "decision without the rejected alternative", *place("type")))
+                rules.DECISION_REJECTED, display,
+                "decision without rejected; add rejected: naming the alternative and why it lost", *place("type")))
     start_field = {"next_action": "added", "goal": "set_on"}.get(entry_type)
     if start_field and fields.get("done_at") is not None:
         done, start = dates.parse_date(fields.get("done_at")), dates.parse_date(fields.get(start_field))
         if done is not None and start is not None and done < start:
             found.append(diagnostic(
                 rules.DONE_BEFORE_ADDED, display,
-                f"done_at {fields['done_at']} is earlier than {start_field} {fields[start_field]}: completed before "
-                "it existed", *place("done_at")))
+                f"done_at {fields['done_at']} is earlier than {start_field} {fields[start_field]}, so it reads as "
+                "done before it existed; correct one of the dates", *place("done_at")))
     return found
+
+
+def _created_findings(display: str, fields: dict, places: dict) -> list[Diagnostic]:
+    """created (3.2, SHOULD): an info, as the spec's own examples omit it; `updated` serves merges as well."""
+    if "created" in fields or "updated" in fields:
+        return []
+    return [diagnostic(
+        rules.NO_CREATED, display,
+        "no created date (nor updated), so two copies of this file cannot be merged by date; add created: "
+        "YYYY-MM-DD", *places.get("name", (0, 0)))]
 
 
 def _missing_message(missing: str, entry: dict) -> str:
     if missing == "type":
-        return "no type: reads as an opaque entry"
+        return f"no type, so readers show the entry as opaque; add type: with one of {_TYPES}"
     if missing == "name":
-        return f"no name: readers name the entry {entry['name']!r}"
-    if missing in ("trigger", "how_to_apply"):
-        return f"lesson without {missing}: it says {'when it applies' if missing == 'trigger' else 'what to do'} nowhere"
+        return f"no name, so readers name the entry {entry['name']!r}; add name: with a title or slug"
+    if missing == "trigger":
+        return "lesson without a trigger: it says nowhere when it applies; add trigger:"
+    if missing == "how_to_apply":
+        return "lesson without how_to_apply: it says nowhere what to do; add how_to_apply:"
     if missing == "added":
-        return "next_action without added: done_at against added (5.3.2) is undefined"
+        return ("next_action without added, so whether it is done (done_at against added, 5.3.2) is undefined; "
+                "add added: with the date and time it was added")
     if missing == "hidden_at":
-        return "hidden: true without hidden_at"
-    return f"{missing} is required"
+        return "hidden: true without hidden_at; add hidden_at: with the date it was hidden"
+    return f"{missing} is missing; add it"
 
 
 def _lookup(fields: dict, path: tuple) -> object:
@@ -374,14 +474,45 @@ _JSON_TYPES = {"string": "text", "array": "a list", "object": "a mapping", "inte
 def _schema_message(keyword: str, expected: object, actual: object) -> str:
     if keyword == "type":
         wanted = expected if isinstance(expected, str) else " or ".join(expected)  # type: ignore[arg-type]
-        return f"is {_kind(actual)} {_show(actual)}, expected {_JSON_TYPES.get(wanted, wanted)}"
+        wanted = _JSON_TYPES.get(wanted, wanted)
+        return f"is {_kind(actual)} {_show(actual)} where the spec has {wanted}; write it as {wanted}"
     if keyword == "enum":
-        return f"is {_show(actual)}, expected one of {', '.join(map(str, expected))}"  # type: ignore[arg-type]
+        choices = ", ".join(map(str, expected))  # type: ignore[arg-type]
+        return f"is {_show(actual)}, which is none of {choices}; use one of them"
     if keyword == "minimum":
-        return f"is {actual}, less than {expected}"
+        return f"is {actual}, less than {expected}; use {expected} or more"
     if keyword == "pattern":
-        return "is empty"
+        return "is empty; write a value or leave the key out"
     return f"{_show(actual)} fails the schema's {keyword} {_show(expected)}"
+
+
+# -- file names (spec 2) -------------------------------------------------------------------
+
+
+def _file_name_findings(display: str, link: str, fields: dict, read_type: object) -> list[Diagnostic]:
+    found = []
+    if not _SLUG.fullmatch(link):
+        found.append(diagnostic(
+            rules.LINK_NAME_SLUG, display,
+            f"file name {link!r} is not a lowercase slug (a-z, 0-9, '-', '_', '.'); rename the file and the "
+            "[[links]] to it"))
+    written = _written_type(fields)
+    if not isinstance(written, str) or not (written in ENTRY_TYPES or written in LEGACY_TYPES):
+        return found  # no type, or one outside both vocabularies: no prefix to expect
+    expected = {f"{written}_"}
+    if isinstance(read_type, str):
+        expected.add(f"{read_type}_")
+    folded = link.casefold()  # case is the slug rule's business
+    if folded.startswith(tuple(expected)):
+        return found
+    other = next((prefix for prefix in _KNOWN_PREFIXES if folded.startswith(prefix)), None)
+    if other:
+        message = (f"file name prefix {other!r} disagrees with type {written!r}; rename the file to start with "
+                   f"{written + '_'!r}, or correct the type")
+    else:
+        message = f"file name {link!r} lacks the type prefix {written + '_'!r}; rename it to {written}_{link}.md"
+    found.append(diagnostic(rules.LINK_NAME_PREFIX, display, message))
+    return found
 
 
 # -- the entry schema, memoised on shape ------------------------------------------------------

@@ -1,93 +1,97 @@
-"""Validating memoir stores, entry files and session files: the memoir kind.
+"""Checking memoir stores as a stream of events: in file order, in parallel when large.
 
-`validate` finds the files (`sources`), checks each one on its own
-(`memoir_entry`, `memoir_session`, `secrets`), in a process pool when there
-are many, then checks each store as a whole (`memoir_store`). The result is
-sorted, so it is the same whatever the parallelism.
+`events` lists each target (`discovery`), checks each file on its own
+(`entry`, `session`, `secrets`) and yields its findings at once, then what
+needed the whole store (`store`: links). Files are checked in a process pool
+when a store is large, with a bounded number of files in flight, and their
+results are taken in file order: the output is the same whatever the number
+of workers, and memory does not grow with the store.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+import signal
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
+from typing import Iterable, Iterator
 
-from conformance.validator.memoir import rules
-from conformance.validator.core.findings import Diagnostic, diagnostic
-from conformance.validator.memoir.entry import EntrySummary, check_entry, prepare
-from conformance.validator.memoir.session import check_session
-from conformance.validator.memoir.store import check_store
-from conformance.validator.memoir.secrets import scan as scan_secrets
-from conformance.validator.memoir.sources import (
-    Source,
-    StoreScan,
-    file_diagnostics,
-    read_bounded,
-    scan_loose_files,
-    scan_store,
+from conformance.validator.core.findings import (
+    Diagnostic,
+    Event,
+    FileChecked,
+    StoreFindings,
+    StoreFinished,
+    StoreStarted,
+    diagnostic,
+    in_order,
 )
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.discovery import Listing, Target, list_target, targets
+from conformance.validator.memoir.entry import EntrySummary, check_entry, prepare
+from conformance.validator.memoir.secrets import scan as scan_secrets
+from conformance.validator.memoir.session import check_session
+from conformance.validator.memoir.sources import MAX_BYTES, file_diagnostics, read_bounded
+from conformance.validator.memoir.store import StoreLinks
 
-RULES = rules.RULES
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 1000
+_CHUNK = 128           # files per task sent to a worker
+_TASKS_PER_WORKER = 4  # tasks in flight per worker: enough to keep it busy, few enough to bound memory
 
 
-@dataclass(frozen=True)
-class Report:
-    files: tuple[str, ...]              # every file checked, as displayed
-    diagnostics: tuple[Diagnostic, ...]  # sorted
-
-
-def detect(path: str) -> bool:
-    """Whether `path` looks like memoir input: a directory, a .md or a .json file."""
-    return os.path.isdir(path) or path.endswith((".md", ".json"))
-
-
-def check_source(source: Source) -> tuple[list[Diagnostic], EntrySummary | None]:
-    """Every finding about one file on its own. Never raises."""
+def check_file(path: str, display: str, kind: str) -> tuple[list[Diagnostic], EntrySummary | None]:
+    """Every finding about one file on its own, and an entry's summary. Never raises."""
     try:
-        return _check_source(source)
+        return _check_file(path, display, kind)
     except Exception as error:  # a bug in a check must not hide the other files' findings
         return [diagnostic(
-            rules.CHECK_FAILED, source.display, f"the validator failed on this file ({type(error).__name__}: {error})"
-        )], None
+            rules.CHECK_FAILED, display,
+            f"the validator failed on this file ({type(error).__name__}: {error}); please report it")], None
 
 
-def _check_source(source: Source) -> tuple[list[Diagnostic], EntrySummary | None]:
-    read = read_bounded(source.path)
-    found = file_diagnostics(source, read)
+def _check_file(path: str, display: str, kind: str) -> tuple[list[Diagnostic], EntrySummary | None]:
+    read = read_bounded(path)
+    found = file_diagnostics(display, kind, read)
     if read.text is None:
         return found, None
-    text = read.text
     summary = None
-    if source.kind == "session":
-        if not read.truncated:
-            found.extend(check_session(source.display, text))
+    if kind == "session":
+        if read.truncated:
+            found.append(diagnostic(
+                rules.TOO_LARGE_TO_CHECK, display,
+                f"{read.size} bytes, more than the {MAX_BYTES} the validator reads, so the session was not checked; "
+                "a session holds a capped working set of a few kilobytes: find out what made it grow"))
+        else:
+            found.extend(check_session(display, read.text))
     else:
-        name = os.path.basename(source.display)
+        name = os.path.basename(display)
         link = name[:-3] if name.endswith(".md") else name
-        entry_found, summary = check_entry(source.display, link, text)
+        entry_found, summary = check_entry(display, link, read.text, read.size if read.truncated else None)
         found.extend(entry_found)
-    for secret in scan_secrets(text):
+    for secret in scan_secrets(read.text):
         found.append(diagnostic(
-            rules.SECRET, source.display,
-            f"something shaped like a {secret.kind} (value not shown): remove it from the store or rotate it",
+            rules.SECRET, display,
+            f"something shaped like a {secret.kind} (not shown here): remove it from the store and rotate it",
             secret.line, secret.column))
     return found, summary
 
 
-# What a worker sends back for one file: its findings and summary as plain
-# tuples, which pickle and unpickle several times faster than dataclasses.
+# What a worker sends back for one file: plain tuples, which pickle several
+# times faster than dataclasses.
 _Packed = tuple[tuple[tuple, ...], tuple | None]
 
 
-def _check_packed(source: Source) -> _Packed:
-    found, summary = check_source(source)
-    return (tuple((d.path, d.line, d.column, d.severity, d.rule, d.message, d.section) for d in found),
-            None if summary is None else (
-                summary.display, summary.link, summary.name, summary.type, summary.written_type, summary.status,
-                summary.is_index, summary.links))
+def _check_chunk(work: list[tuple[str, str, str]]) -> list[_Packed]:
+    packed = []
+    for item in work:
+        found, summary = check_file(*item)
+        packed.append((tuple((d.path, d.line, d.column, d.severity, d.rule, d.message, d.section) for d in found),
+                       None if summary is None else (summary.link, summary.name, summary.is_index, summary.links)))
+    return packed
 
 
 def _unpack(packed: _Packed) -> tuple[list[Diagnostic], EntrySummary | None]:
@@ -95,54 +99,129 @@ def _unpack(packed: _Packed) -> tuple[list[Diagnostic], EntrySummary | None]:
     return [Diagnostic(*item) for item in found], None if summary is None else EntrySummary(*summary)
 
 
-def _scans(paths: list[str]) -> list[StoreScan]:
-    scans = []
-    loose = []
-    for path in paths:
-        if os.path.isdir(path):
-            scans.append(scan_store(path))
-        else:
-            loose.append(path)
-    if loose:
-        scans.extend(scan_loose_files(loose))
-    return scans
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: the main process stops the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _map(sources: list[Source], jobs: int) -> list[tuple[list[Diagnostic], EntrySummary | None]]:
-    if jobs <= 1 or len(sources) < PARALLEL_THRESHOLD:
-        return [check_source(source) for source in sources]
-    prepare()  # the schema compiled once here, inherited by forked workers
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunk = max(1, len(sources) // (jobs * 8))
+class _Checker:
+    """Checks files in order, in a process pool (made once, when first needed) for large stores."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+        self._pool_failed = False
+
+    def map(self, work: Iterable[tuple[str, str, str]], count: int
+            ) -> Iterator[tuple[list[Diagnostic], EntrySummary | None]]:
+        pool = self._get_pool() if self.jobs > 1 and count >= PARALLEL_THRESHOLD else None
+        if pool is None:
+            for item in work:
+                yield check_file(*item)
+            return
+        items = iter(work)
+        in_flight: deque[tuple[list, Future]] = deque()
+        while True:
+            while len(in_flight) < self.jobs * _TASKS_PER_WORKER:
+                chunk = list(islice(items, _CHUNK))
+                if not chunk:
+                    break
+                in_flight.append((chunk, pool.submit(_check_chunk, chunk)))
+            if not in_flight:
+                return
+            chunk, future = in_flight.popleft()
+            try:
+                results = future.result()
+            except Exception:  # a worker that died (killed, out of memory): check the chunk here
+                yield from (check_file(*item) for item in chunk)
+                continue
+            for packed in results:
+                yield _unpack(packed)
+
+    def _get_pool(self) -> ProcessPoolExecutor | None:
+        if self._pool is None and not self._pool_failed:
+            prepare()  # the schema compiled once here, inherited by forked workers
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            try:
+                self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
+                                                 initializer=_ignore_interrupts)
+            except (OSError, RuntimeError, ValueError):  # no processes to be had: check here
+                self._pool_failed = True
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def events(plan: list[Target], jobs: int = 1) -> Iterator[Event]:
+    """The findings of every target, as events in output order."""
+    checker = _Checker(jobs)
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            return [_unpack(packed) for packed in pool.map(_check_packed, sources, chunksize=chunk)]
-    except (OSError, RuntimeError):  # no processes to be had: do it here
-        return [check_source(source) for source in sources]
+        for target in plan:
+            yield from _target_events(list_target(target), checker)
+    finally:
+        checker.close()
+
+
+def _target_events(listing: Listing, checker: _Checker) -> Iterator[Event]:
+    target = listing.target
+    count = listing.entry_count + len(listing.sessions)
+    store_like = target.layout != "files"  # loose files named on the command line are no store
+    if store_like:
+        yield StoreStarted(target.display, f"{target.description}: {count} file{'s' if count != 1 else ''} to check")
+    for note in listing.root_notes:
+        yield FileChecked(note.path, (note,), checked=False)
+    for path, display in listing.sessions:
+        found, _summary = check_file(path, display, "session")
+        yield FileChecked(display, in_order(found))
+
+    def display_of(name: str) -> str:
+        return os.path.join(target.entries_display, name)
+
+    store = StoreLinks(listing.link_names, lambda link: display_of(link + ".md"))
+    notes = listing.notes
+    work = ((os.path.join(target.entries_dir, name), display_of(name), "entry")
+            for name in listing.names if name not in notes)
+    results = checker.map(work, listing.entry_count)
+    for name in listing.names:
+        if name in notes:
+            yield FileChecked(notes[name].path, (notes[name],), checked=False)
+            continue
+        display = display_of(name)
+        found, summary = next(results)
+        if summary is not None:
+            found.extend(store.entry(display, summary))
+        yield FileChecked(display, in_order(found))
+    group: list[Diagnostic] = []
+    for found in store.finish():
+        if group and group[0].path != found.path:
+            yield StoreFindings(target.display, tuple(group))
+            group = []
+        group.append(found)
+    if group:
+        yield StoreFindings(target.display, tuple(group))
+    if store_like:
+        yield StoreFinished(target.display)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything one run found, collected (for tests and small inputs)."""
+
+    files: tuple[str, ...]               # every file checked, in output order
+    diagnostics: tuple[Diagnostic, ...]  # in output order
 
 
 def validate(paths: list[str], jobs: int = 1) -> Report:
-    """Check every store, entry file and session file named by `paths`."""
-    scans = _scans(paths)
-    sources = [source for scan in scans for source in (*scan.sessions, *scan.entries)]
-    results = iter(_map(sources, jobs))
-    found: list[Diagnostic] = []
+    """Check every store, entry file and session file named by `paths`
+    (raises discovery.NothingFound when a directory holds nothing to check)."""
     files: list[str] = []
-    for scan in scans:
-        found.extend(scan.diagnostics)
-        summaries = []
-        for source in (*scan.sessions, *scan.entries):
-            diagnostics, summary = next(results)
-            found.extend(diagnostics)
-            files.append(source.display)
-            if summary is not None:
-                summaries.append(summary)
-        found.extend(check_store(scan, summaries))
-    files.extend(diagnostic.path for diagnostic in found)
-    return Report(tuple(sorted(set(files))), tuple(sorted(found, key=lambda item: item.sort_key)))
-
-
-def validate_paths(paths: list[str], jobs: int = 1) -> list[Diagnostic]:
-    """The kind-module interface shared with the other formats."""
-    return list(validate(paths, jobs).diagnostics)
+    found: list[Diagnostic] = []
+    for event in events(targets(paths), jobs):
+        if isinstance(event, FileChecked) and event.checked:
+            files.append(event.path)
+        found.extend(getattr(event, "diagnostics", ()))
+    return Report(tuple(files), tuple(found))

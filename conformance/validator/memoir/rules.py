@@ -1,4 +1,11 @@
-"""The memoir rule catalogue: every check of stores, entry files and session files, with a permanent id."""
+"""The memoir rule catalogue: every check of stores, entry files and session files.
+
+Ids read ``MEMOIR-<E|W|L|I>-<NAME>``: the letter is the rule's severity
+(error, warning, legacy, info; docs/validator.md has the policy). An id is
+never reused or repurposed; a rule may be reworded. A rule whose severity
+changed got a new id and keeps the old one in `former_ids`, which
+``--select`` and ``--ignore`` still accept.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +14,17 @@ from conformance.validator.core.findings import Rule
 APPENDIX_A = "App. A"
 
 
-def _rule(id: str, severity: str, section: str, summary: str) -> Rule:
-    return Rule(id=id, severity=severity, section=section, summary=summary, format="memoir")
+def _rule(id: str, severity: str, section: str, summary: str, former: str | None = None) -> Rule:
+    return Rule(id=id, severity=severity, section=section, summary=summary, format="memoir",
+                former_ids=(former,) if former else ())
 
 
 # -- entry files: the frontmatter subset (3.1) ----------------------------------
 
 NO_FRONTMATTER = _rule(
-    "MEMOIR-W-NO-FRONTMATTER", "warning", "3.1",
-    "An entry file begins with YAML frontmatter; a bare file reads as an opaque legacy entry named by its first # heading (App. A).")
+    "MEMOIR-L-NO-FRONTMATTER", "legacy", "3.1",
+    "An entry file begins with YAML frontmatter; a bare file reads as an opaque legacy entry named by its first # heading (App. A).",
+    former="MEMOIR-W-NO-FRONTMATTER")
 PREAMBLE = _rule(
     "MEMOIR-W-PREAMBLE", "warning", "3.1",
     "The opening --- is the first line; blank lines or HTML comments before it hide the frontmatter from strict readers.")
@@ -42,14 +51,16 @@ YAML_QUOTING = _rule(
     "MEMOIR-E-YAML-QUOTING", "error", "3.1",
     "A quoted value closes on its own line, uses valid escapes, and has nothing after its closing quote.")
 YAML_REJECTED = _rule(
-    "MEMOIR-W-YAML-REJECTED", "warning", "3.1",
-    "A YAML engine can parse the frontmatter (quote values that contain ': ' or start with ` or @).")
+    "MEMOIR-E-YAML-REJECTED", "error", "3.1",
+    "The frontmatter is YAML: a YAML engine can parse it (quote values that contain ': ' or start with ` or @).",
+    former="MEMOIR-W-YAML-REJECTED")
 YAML_COMMENT = _rule(
     "MEMOIR-W-YAML-COMMENT", "warning", "3.1",
     "No unquoted ' #' inside a value: a YAML engine reads it as a comment and drops the rest.")
 YAML_RETYPED = _rule(
     "MEMOIR-W-YAML-RETYPED", "warning", "3.1",
-    "A text value does not look like a date, time, number or yes/no, which a YAML engine would read as another type (quote it).")
+    "A value a YAML engine would read as another type loses nothing: text fields are not unquoted dates, numbers or "
+    "yes/no, and no value changes when read as a number (quote it).")
 
 # -- entry files: fields (3.2, 3.3, 6) -------------------------------------------
 
@@ -65,6 +76,10 @@ FIELD_TYPE = _rule(
     "MEMOIR-E-FIELD-TYPE", "error", "3.2",
     "Known fields have the shape schema/entry.schema.json gives them (strings, lists of strings, booleans, integers).")
 DATE = _rule("MEMOIR-E-DATE", "error", "3.2", "Every date field is an ISO 8601 date or date-time of a real day and time.")
+NO_CREATED = _rule(
+    "MEMOIR-I-NO-CREATED", "info", "3.2",
+    "An entry says when it was written (created, or updated); without either, two copies of the file cannot be "
+    "merged by date (5.2).")
 SCHEMA_VERSION = _rule("MEMOIR-E-SCHEMA-VERSION", "error", "6", "schema_version, when present, is an integer of at least 1.")
 SCHEMA_VERSION_NEWER = _rule(
     "MEMOIR-W-SCHEMA-VERSION-NEWER", "warning", "6",
@@ -86,21 +101,27 @@ DONE_BEFORE_ADDED = _rule(
 # -- entry files: legacy dialects (Appendix A) ------------------------------------
 
 LEGACY_METADATA = _rule(
-    "MEMOIR-W-LEGACY-METADATA", "warning", APPENDIX_A,
-    "type is a top-level key; the legacy nested metadata.type reads as type.")
+    "MEMOIR-L-METADATA", "legacy", APPENDIX_A,
+    "type is a top-level key; the legacy nested metadata.type reads as type.", former="MEMOIR-W-LEGACY-METADATA")
 LEGACY_ORIGIN = _rule(
-    "MEMOIR-W-LEGACY-ORIGIN", "warning", APPENDIX_A,
-    "The origin session is origin.session_id; the legacy originSessionId reads as it.")
+    "MEMOIR-L-ORIGIN", "legacy", APPENDIX_A,
+    "The origin session is origin.session_id; the legacy originSessionId reads as it.",
+    former="MEMOIR-W-LEGACY-ORIGIN")
 LEGACY_TYPE = _rule(
-    "MEMOIR-W-LEGACY-TYPE", "warning", APPENDIX_A,
-    "type uses the spec's vocabulary; legacy user, feedback and reference read as preference, lesson and fact.")
+    "MEMOIR-L-TYPE", "legacy", APPENDIX_A,
+    "type uses the spec's vocabulary; legacy user, feedback and reference read as preference, lesson and fact.",
+    former="MEMOIR-W-LEGACY-TYPE")
 LEGACY_DOSSIER = _rule(
-    "MEMOIR-W-LEGACY-DOSSIER", "warning", APPENDIX_A,
-    "A legacy type: project dossier has no atomic mapping and reads as an opaque legacy entry.")
+    "MEMOIR-L-DOSSIER", "legacy", APPENDIX_A,
+    "A legacy type: project dossier has no atomic mapping and reads as an opaque legacy entry.",
+    former="MEMOIR-W-LEGACY-DOSSIER")
+LEGACY_HOW_TO_APPLY = _rule(
+    "MEMOIR-L-HOW-TO-APPLY", "legacy", APPENDIX_A,
+    "A lesson carries how_to_apply as a field; the legacy **How to apply:** body section reads as it.")
 LEGACY_LESSON = _rule(
     "MEMOIR-W-LEGACY-LESSON", "warning", APPENDIX_A,
-    "A legacy lesson carries trigger and how_to_apply as fields; a feedback entry reads them from description "
-    "and the **How to apply:** body section.")
+    "A legacy feedback entry has what its lesson reading needs: a description (its trigger) and a "
+    "**How to apply:** body section (its how_to_apply).")
 
 # -- session.json (4, 5, 6) --------------------------------------------------------
 
@@ -160,7 +181,12 @@ OTHER_FILE = _rule(
 NOT_UTF8 = _rule("MEMOIR-E-NOT-UTF8", "error", "3.1", "Files are UTF-8 text.")
 BINARY = _rule("MEMOIR-E-BINARY", "error", "3.1", "Entry and session files are text, not binary data.")
 TOO_LARGE = _rule(
-    "MEMOIR-W-TOO-LARGE", "warning", "4.1", "A file is small enough to load into context; only its beginning is checked.")
+    "MEMOIR-W-TOO-LARGE", "warning", "4.1",
+    "An entry file is small enough to load into context; of a larger one only the first 4 MiB are checked.")
+TOO_LARGE_TO_CHECK = _rule(
+    "MEMOIR-E-TOO-LARGE-TO-CHECK", "error", "4.1",
+    "What a file's validity rests on (a session file, an entry's frontmatter) lies within the first 4 MiB, "
+    "which is all the validator reads.")
 UNREADABLE = _rule("MEMOIR-E-UNREADABLE", "error", "2", "Every file of the store can be read.")
 SYMLINK_OUTSIDE = _rule(
     "MEMOIR-W-SYMLINK-OUTSIDE", "warning", "2", "No symbolic link leads out of the store; such links are not followed.")

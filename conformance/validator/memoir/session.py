@@ -19,7 +19,7 @@ from conformance.model import dates
 from conformance.model.identity import PURGED_TEXT, item_key, text_hash
 from conformance.validator.memoir import rules
 from conformance.validator.core.findings import Diagnostic, diagnostic
-from conformance.validator.memoir.jsonpos import locate, pointer
+from conformance.validator.memoir.jsonpos import JsonPlaces, pointer
 
 KNOWN_VERSION = 1
 # The date field of each list (5.2) and the reference implementation's caps (4.1).
@@ -73,29 +73,32 @@ def check_session(display: str, text: str) -> list[Diagnostic]:
     except json.JSONDecodeError as error:
         return [diagnostic(
             rules.SESSION_JSON, display,
-            f"not JSON ({error.msg}): readers quarantine the file and start from an empty session",
-            error.lineno, error.colno)]
+            f"not JSON ({error.msg}), so readers set the file aside and start from an empty session; correct the "
+            "JSON", error.lineno, error.colno)]
     except (ValueError, RecursionError) as error:
         return [diagnostic(
             rules.SESSION_JSON, display,
-            f"not JSON ({str(error) or 'nested too deeply'}): readers quarantine the file and start from an empty session")]
+            f"not JSON ({str(error) or 'nested too deeply'}), so readers set the file aside and start from an empty "
+            "session; correct the JSON")]
     if _deeper_than(data, MAX_DEPTH):
         return [diagnostic(
             rules.SESSION_SCHEMA, display,
-            f"values nested more than {MAX_DEPTH} levels deep: not a session (readers degrade it); not checked further",
+            f"values nested more than {MAX_DEPTH} levels deep, which no session has, so readers set the file aside; "
+            "it was not checked further",
             1, 1)]
     found: list[Diagnostic] = []
 
-    def at(path: tuple) -> tuple[int, int]:
-        return locate(text, path)
+    places = JsonPlaces(text)
+    at = places.locate
 
     if isinstance(data, dict):
         version = data.get("version")
         if isinstance(version, int) and not isinstance(version, bool) and version > KNOWN_VERSION:
             return [diagnostic(
                 rules.SESSION_VERSION_NEWER, display,
-                f"version {version} is newer than {KNOWN_VERSION}: readers quarantine the file, degrade to an empty "
-                "session and let it contribute nothing to a merge (not checked further)", *at(("version",)))]
+                f"version {version} is newer than {KNOWN_VERSION}: readers set the file aside unread, start from an "
+                "empty session and merge nothing from it (spec 6), and it was not checked further; read it with a "
+                "tool that knows that version", *at(("version",)))]
 
     validator, date_pattern = _session_validator()
     bad_dates: set[tuple] = set()
@@ -105,8 +108,8 @@ def check_session(display: str, text: str) -> list[Diagnostic]:
             bad_dates.add(path)
             found.append(diagnostic(
                 rules.SESSION_DATE, display,
-                f"{pointer(path)} {_show(error.instance)} is not an ISO 8601 date or date-time: it compares as the "
-                "epoch in merges", *at(path)))
+                f"{pointer(path)} {_show(error.instance)} is not an ISO 8601 date or date-time, so merges compare "
+                "it as the oldest date of all; write YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ", *at(path)))
             continue
         found.append(diagnostic(rules.SESSION_SCHEMA, display, f"{pointer(path)}: {_schema_message(error)}", *at(path)))
     if not isinstance(data, dict):
@@ -132,8 +135,9 @@ def _calendar(display: str, container: object, path: tuple, bad_dates: set, at) 
     value = container.get(path[-1]) if isinstance(container, dict) else None
     if isinstance(value, str) and path not in bad_dates and dates.parse_date(value) is None:
         return [diagnostic(
-            rules.SESSION_DATE, display, f"{pointer(path)} {value!r} names no real date or time: it compares as the epoch",
-            *at(path))]
+            rules.SESSION_DATE, display,
+            f"{pointer(path)} {value!r} has the shape of a date but names no real day or time, so merges compare it "
+            "as the oldest date of all; correct it", *at(path))]
     return []
 
 
@@ -163,15 +167,16 @@ def _check_current(display: str, current: dict, bad_dates: set, at) -> list[Diag
                 if key in seen:
                     found.append(diagnostic(
                         rules.SESSION_DUPLICATE, display,
-                        f"{pointer(path)} {_label(item)} has the identity of {pointer(('current', name, seen[key]))}: "
-                        "readers and merges keep one copy", *at(path)))
+                        f"{pointer(path)} {_label(item)} has the identity (trimmed, case-folded text) of "
+                        f"{pointer(('current', name, seen[key]))}, so readers and merges keep only one; remove one",
+                        *at(path)))
                 else:
                     seen[key] = index
             if date_field not in item:
                 found.append(diagnostic(
                     rules.SESSION_MISSING_DATE, display,
-                    f"{pointer(path)} {_label(item)} has no {date_field}: it compares as the epoch and loses every "
-                    "newest-wins comparison", *at(path)))
+                    f"{pointer(path)} {_label(item)} has no {date_field}, so it compares as the oldest and loses every "
+                    f"newest-wins merge; add {date_field}", *at(path)))
             else:
                 found.extend(_calendar(display, item, path + (date_field,), bad_dates, at))
             for other in _OTHER_DATE_FIELDS:
@@ -186,7 +191,8 @@ def _check_current(display: str, current: dict, bad_dates: set, at) -> list[Diag
             found.append(diagnostic(
                 rules.SESSION_OVER_CAP, display,
                 f"current.{name} holds {length} items, more than the reference implementation's cap of {cap}: "
-                "it rotates the oldest out on its next write", *at(("current", name))))
+                "it rotates the oldest out on its next write; prune the list if the oldest matter",
+                *at(("current", name))))
 
     for index, item in _items(current, "parked_actions"):
         key = item_key(item)
@@ -195,7 +201,7 @@ def _check_current(display: str, current: dict, bad_dates: set, at) -> list[Diag
             found.append(diagnostic(
                 rules.SESSION_LIVE_AND_PARKED, display,
                 f"current.parked_actions[{index}] {_label(item)} is also live as current.next_actions[{live}]: "
-                "an action is live or parked, not both", *at(("current", "parked_actions", index))))
+                "an action is live or parked, not both; remove one", *at(("current", "parked_actions", index))))
 
     for live_list, tombstone_list in (("next_actions", "completed_actions"), ("parked_actions", "completed_actions"),
                                       ("goals", "completed_goals")):
@@ -210,8 +216,9 @@ def _check_current(display: str, current: dict, bad_dates: set, at) -> list[Diag
                 found.append(diagnostic(
                     rules.SESSION_SUPPRESSED, display,
                     f"current.{live_list}[{index}] {_label(item)} is suppressed by its own tombstone "
-                    f"current.{tombstone_list}[{tombstone_index}] ({date_field} not later than done_at): readers "
-                    "do not render it", *at(("current", live_list, index))))
+                    f"current.{tombstone_list}[{tombstone_index}] ({date_field} not later than done_at), so readers "
+                    f"do not show it; remove it, or give it a later {date_field} if it was added again",
+                    *at(("current", live_list, index))))
     return found
 
 
@@ -232,7 +239,7 @@ def _check_decision(display: str, item: dict, path: tuple, at) -> list[Diagnosti
     found = []
     if item.get("hidden") is True and not item.get("hidden_at"):
         found.append(diagnostic(
-            rules.SESSION_HIDDEN_AT, display, f"{pointer(path)} {_label(item)} is hidden without hidden_at",
+            rules.SESSION_HIDDEN_AT, display, f"{pointer(path)} {_label(item)} is hidden without hidden_at; add it",
             *at(path)))
     if "text_hash" not in item:
         return found
@@ -241,13 +248,14 @@ def _check_decision(display: str, item: dict, path: tuple, at) -> list[Diagnosti
     if not isinstance(value, str) or not _HASH.fullmatch(value):
         found.append(diagnostic(
             rules.SESSION_TEXT_HASH, display,
-            f"{pointer(hash_path)} {_show(value)} is not a lowercase hex SHA-256 (64 digits 0-9a-f): it matches no "
-            "identity", *at(hash_path)))
+            f"{pointer(hash_path)} {_show(value)} is not a lowercase hex SHA-256 (64 digits 0-9a-f), so it matches "
+            "no decision; write the SHA-256 of the normalized text", *at(hash_path)))
     if item.get("hidden") is not True:
         found.append(diagnostic(
             rules.SESSION_HASH_NOT_HIDDEN, display,
-            f"{pointer(path)} has text_hash but is not hidden: purged without hiding; the hash is no identity for a "
-            "live decision, which keys by its text (AMB-PURGE-UNHIDDEN)", *at(hash_path)))
+            f"{pointer(path)} has text_hash but is not hidden: purged without hiding, and the hash is no identity "
+            "for a live decision, which keys by its text (AMB-PURGE-UNHIDDEN); set hidden: true and hidden_at",
+            *at(hash_path)))
         return found
     text = item.get("text")
     if text != PURGED_TEXT:
@@ -257,12 +265,13 @@ def _check_decision(display: str, item: dict, path: tuple, at) -> list[Diagnosti
         found.append(diagnostic(
             rules.SESSION_PURGED_TEXT, display,
             f"{pointer(path)} carries text_hash but its text is not {PURGED_TEXT!r}: the text it was meant to remove "
-            f"is still in the file{mismatch}", *at(path + ("text",))))
+            f"is still in the file{mismatch}; replace the text with {PURGED_TEXT}", *at(path + ("text",))))
     for removed in ("why", "rejected"):
         if removed in item:
             found.append(diagnostic(
                 rules.SESSION_PURGED_TEXT, display,
-                f"{pointer(path)} is purged but keeps {removed}: the purged form removes it", *at(path + (removed,))))
+                f"{pointer(path)} is purged but keeps {removed}, which the purged form removes; delete it",
+                *at(path + (removed,))))
     return found
 
 
@@ -279,7 +288,7 @@ def _check_history(display: str, history: list, bad_dates: set, at) -> list[Diag
                 found.append(diagnostic(
                     rules.SESSION_HISTORY_DUPLICATE, display,
                     f"history[{index}] repeats session_id {session_id!r} of history[{seen[session_id]}]: a session "
-                    "updates its own row", *at(("history", index, "session_id"))))
+                    "updates its own row; merge the two rows", *at(("history", index, "session_id"))))
             else:
                 seen[session_id] = index
     if len(history) > REFERENCE_CAPS["history"]:
@@ -298,10 +307,10 @@ def _show(value: object) -> str:
 def _schema_message(error) -> str:
     keyword = error.validator
     if keyword == "required":
-        return error.message.replace("is a required property", "is missing (required)")
+        return error.message.replace("is a required property", "is missing; add it (schema/session.schema.json)")
     if keyword == "type":
         expected = error.validator_value if isinstance(error.validator_value, str) else " or ".join(error.validator_value)
-        return f"is {_show(error.instance)}, expected {expected}"
+        return f"is {_show(error.instance)} where the schema has {expected}; write it as {expected}"
     if keyword == "minimum":
-        return f"is {error.instance}, less than {error.validator_value}"
+        return f"is {error.instance}, less than {error.validator_value}; use {error.validator_value} or more"
     return error.message if len(error.message) <= 160 else error.message[:159] + "…"

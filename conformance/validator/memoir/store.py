@@ -1,22 +1,25 @@
-"""Checks of a store as a whole (spec 2, 3.4).
+"""Checks of a store as a whole (spec 2, 3.4): file names that collide, and links.
 
-Entry checks see one file; these see them all: how each `[[wikilink]]`
-resolves (and, when it does not, which entry it probably means), whether
-link names are lowercase slugs with their type as a prefix, and whether two
-link names collide when case is ignored.
+Entry checks see one file; these see them all, as the entries stream past.
+A link name that differs from another only in case is known from the folder
+listing, so it is reported with its file. How a ``[[wikilink]]`` that names
+no file resolves, and which entry it probably means, depends on the ``name:``
+of every entry: such links are kept (on disk past a bound, so memory stays
+flat) and reported once the store has been read, each target worked out once.
 """
 
 from __future__ import annotations
 
+import pickle
 import re
+import tempfile
+from typing import Callable, Iterator
 
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES
-from conformance.validator.memoir import rules
 from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.memoir import rules
 from conformance.validator.memoir.entry import EntrySummary
-from conformance.validator.memoir.sources import StoreScan
 
-_SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _KNOWN_PREFIXES = tuple(f"{name}_" for name in (*ENTRY_TYPES, *LEGACY_TYPES))
 _SEPARATORS = re.compile(r"[-_ ]+")
 
@@ -36,105 +39,104 @@ def _without_prefix(link: str) -> str:
     return link
 
 
-def check_store(scan: StoreScan, summaries: list[EntrySummary]) -> list[Diagnostic]:
-    found: list[Diagnostic] = []
-    entries = [summary for summary in summaries if not summary.is_index]
-    found.extend(_link_name_findings(entries))
-    found.extend(_link_findings(scan, summaries, entries))
-    return found
+class Spool:
+    """Records kept in the order they come, written to a temporary file in
+    batches once there are many."""
+
+    def __init__(self, batch: int = 10_000):
+        self._batch = batch
+        self._items: list = []
+        self._file = None
+
+    def append(self, item) -> None:
+        self._items.append(item)
+        if len(self._items) >= self._batch:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile()
+            pickle.dump(self._items, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+            self._items = []
+
+    def __iter__(self) -> Iterator:
+        if self._file is not None:
+            self._file.seek(0)
+            while True:
+                try:
+                    yield from pickle.load(self._file)
+                except EOFError:
+                    break
+            self._file.close()
+            self._file = None
+        yield from self._items
+        self._items = []
 
 
-def _link_name_findings(entries: list[EntrySummary]) -> list[Diagnostic]:
-    found = []
-    by_fold: dict[str, EntrySummary] = {}
-    for entry in entries:
-        link = entry.link
-        first = by_fold.setdefault(link.casefold(), entry)
-        if first is not entry:
+class StoreLinks:
+    """The store checks of one store, fed each entry's summary in turn."""
+
+    def __init__(self, link_names: set[str], display_of: Callable[[str], str]):
+        self.links = link_names
+        self.display_of = display_of  # link name -> how the output names its file
+        self._first_by_fold: dict[str, str] = {}
+        for link in sorted(link_names):
+            self._first_by_fold.setdefault(link.casefold(), link)
+        self._names: dict[str, tuple[str, str]] = {}  # loose spelling of a name: -> (link, display)
+        self._unresolved = Spool()
+
+    def entry(self, display: str, summary: EntrySummary) -> list[Diagnostic]:
+        """What is known of this entry now; its unresolved links are kept for `finish`."""
+        found = []
+        first = self._first_by_fold.get(summary.link.casefold(), summary.link)
+        if first != summary.link and not summary.is_index:
             found.append(diagnostic(
-                rules.LINK_NAME_COLLISION, entry.display,
-                f"link name {link!r} differs from {first.link!r} ({first.display}) only in case: a case-insensitive "
-                "file system keeps one of them"))
-        if not _SLUG.fullmatch(link):
-            found.append(diagnostic(
-                rules.LINK_NAME_SLUG, entry.display,
-                f"link name {link!r} is not a lowercase slug (a-z, 0-9, '-', '_', '.')"))
-        found.extend(_prefix_findings(entry))
-    return found
-
-
-def _prefix_findings(entry: EntrySummary) -> list[Diagnostic]:
-    read, written = entry.type, entry.written_type
-    if not isinstance(written, str) or not (written in ENTRY_TYPES or written in LEGACY_TYPES):
-        return []  # no type, or one outside both vocabularies: no prefix to expect
-    expected = {f"{written}_"}
-    if isinstance(read, str):
-        expected.add(f"{read}_")
-    folded = entry.link.casefold()  # case is the slug rule's business
-    if folded.startswith(tuple(expected)):
-        return []
-    reads = f" (reads as {read!r})" if read != written else ""
-    other = next((prefix for prefix in _KNOWN_PREFIXES if folded.startswith(prefix)), None)
-    if other:
-        message = f"link name prefix {other!r} disagrees with type {written!r}{reads}"
-    else:
-        message = f"link name {entry.link!r} lacks the type prefix {written + '_'!r}{reads}"
-    return [diagnostic(rules.LINK_NAME_PREFIX, entry.display, message)]
-
-
-def _link_findings(scan: StoreScan, summaries: list[EntrySummary], entries: list[EntrySummary]) -> list[Diagnostic]:
-    found = []
-    links = {summary.link for summary in summaries}
-    if scan.sibling_links is not None:
-        links |= scan.sibling_links
-    by_fold: dict[str, str] = {}
-    by_normal: dict[str, str] = {}
-    by_bare: dict[str, str] = {}
-    for link in sorted(links):
-        by_fold.setdefault(link.casefold(), link)
-        by_normal.setdefault(_normal(link), link)
-        by_bare.setdefault(_normal(_without_prefix(link)), link)
-    by_name: dict[str, EntrySummary] = {}
-    for entry in entries:
-        if isinstance(entry.name, str) and entry.name != entry.link:
-            by_name.setdefault(entry.name.strip(), entry)
-            by_name.setdefault(_normal(entry.name), entry)
-
-    # Stores repeat the same dangling targets in many entries: each target's
-    # verdict depends only on the store, so it is worked out once.
-    hints: dict[str, str | None] = {}
-    kept = set(by_fold.values())
-    for summary in summaries:
+                rules.LINK_NAME_COLLISION, display,
+                f"file name {summary.link!r} differs from {first!r} ({self.display_of(first)}) only in case, so on "
+                "a case-insensitive file system one overwrites the other; rename one"))
+        if not summary.is_index and isinstance(summary.name, str) and summary.name != summary.link:
+            self._names.setdefault(_normal(summary.name), (summary.link, display))
         for target, line, column in summary.links:
-            if target in links:
-                continue
-            if target in hints:
-                hint = hints[target]
-            else:
-                hint = hints[target] = _probable_target(target, by_fold, kept, by_normal, by_bare, by_name)
+            if target not in self.links:
+                self._unresolved.append((display, target, line, column))
+        return found
+
+    def finish(self) -> Iterator[Diagnostic]:
+        """Every link that names no file, with the entry it probably means, in file order."""
+        by_fold: dict[str, str] = {}
+        by_normal: dict[str, str] = {}
+        by_bare: dict[str, str] = {}
+        ready = False
+        hints: dict[str, str | None] = {}
+        for display, target, line, column in self._unresolved:
+            if not ready:  # built only for a store that has unresolved links
+                for link in sorted(self.links):
+                    by_fold.setdefault(link.casefold(), link)
+                    by_normal.setdefault(_normal(link), link)
+                    by_bare.setdefault(_normal(_without_prefix(link)), link)
+                ready = True
+            if target not in hints:
+                hints[target] = self._probable_target(target, by_fold, by_normal, by_bare)
+            hint = hints[target]
             if hint is None:
-                found.append(diagnostic(
-                    rules.LINK_UNRESOLVED, summary.display,
-                    f"[[{target}]] names no entry of this store: readers leave it unresolved", line, column))
+                yield diagnostic(
+                    rules.LINK_UNRESOLVED, display,
+                    f"[[{target}]] names no entry of this store, so readers leave it unresolved (which is allowed); "
+                    "create the entry or correct the link if one is meant", line, column)
             else:
-                found.append(diagnostic(rules.LINK_BY_NAME, summary.display, hint, line, column))
-    return found
+                yield diagnostic(rules.LINK_BY_NAME, display, hint, line, column)
 
-
-def _probable_target(target: str, by_fold: dict, kept: set, by_normal: dict, by_bare: dict,
-                     by_name: dict) -> str | None:
-    unresolved = "readers do not resolve it"
-    if target.casefold() in by_fold:
-        link = by_fold[target.casefold()]
-        return f"[[{target}]] matches link name {link!r} only when case is ignored: {unresolved}; write [[{link}]]"
-    named = by_name.get(target.strip()) or by_name.get(_normal(target))
-    if named is not None:
-        return (f"[[{target}]] matches the name: of {named.display}, not a link name (the file name): {unresolved}; "
-                f"it probably means [[{named.link}]]")
-    if target.endswith(".md") and target[:-3] in kept:
-        return f"[[{target}]] carries the .md suffix: {unresolved}; write [[{target[:-3]}]]"
-    normal = _normal(target)
-    link = by_normal.get(normal) or by_bare.get(_normal(_without_prefix(target)))
-    if link is not None:
-        return f"[[{target}]] is a near spelling of link name {link!r}: {unresolved}; it probably means [[{link}]]"
-    return None
+    def _probable_target(self, target: str, by_fold: dict, by_normal: dict, by_bare: dict) -> str | None:
+        unresolved = "names no file, so readers leave it unresolved"
+        if target.casefold() in by_fold:
+            link = by_fold[target.casefold()]
+            return (f"[[{target}]] {unresolved}: it matches file name {link!r} only if case is ignored, which "
+                    f"readers do not do; write [[{link}]]")
+        named = self._names.get(_normal(target))
+        if named is not None:
+            link, display = named
+            return (f"[[{target}]] {unresolved}: it is the name: of {display}, and links use file names; "
+                    f"write [[{link}]]")
+        if target.endswith(".md") and target[:-3] in self.links:
+            return f"[[{target}]] {unresolved}: links leave out the .md; write [[{target[:-3]}]]"
+        link = by_normal.get(_normal(target)) or by_bare.get(_normal(_without_prefix(target)))
+        if link is not None:
+            return f"[[{target}]] {unresolved}: it is a near spelling of {link!r}; write [[{link}]] if that is meant"
+        return None
