@@ -58,9 +58,37 @@ def diagnostic(rule: Rule, path: str, message: str, line: int = 0, column: int =
     return Diagnostic(path, line, column, rule.severity, rule.id, message, rule.section)
 
 
+# A file that repeats one mistake a million times (a hostile file does) gets
+# this many findings of it, and one more that counts the rest.
+MAX_PER_RULE = 1000
+
+
 def in_order(diagnostics) -> tuple[Diagnostic, ...]:
-    """Findings sorted as the output shows them: by place, then severity, rule and message."""
-    return tuple(sorted(diagnostics, key=lambda item: item.sort_key))
+    """Findings sorted as the output shows them (by place, then severity, rule
+    and message), at most `MAX_PER_RULE` of one rule in one file."""
+    ordered = sorted(diagnostics, key=lambda item: item.sort_key)
+    if len(ordered) <= MAX_PER_RULE:
+        return tuple(ordered)
+    return tuple(capped(ordered))
+
+
+def capped(ordered: list[Diagnostic], limit: int = MAX_PER_RULE) -> list[Diagnostic]:
+    """The first `limit` findings of each rule in each file, and for each rule
+    with more, one finding that says how many more there are."""
+    seen: dict[tuple[str, str], int] = {}
+    kept = []
+    for found in ordered:
+        key = (found.path, found.rule)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= limit:
+            kept.append(found)
+    for (path, rule), count in seen.items():
+        if count > limit:
+            first = next(found for found in kept if found.path == path and found.rule == rule)
+            kept.append(Diagnostic(path, 0, 0, first.severity, rule,
+                                   f"{count - limit} more findings of this rule in this file are not listed "
+                                   f"(the first {limit} are); fix those and check again", first.section))
+    return sorted(kept, key=lambda item: item.sort_key)
 
 
 @dataclass(frozen=True)

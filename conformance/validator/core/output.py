@@ -129,13 +129,14 @@ class Output:
 
     def _tally(self, diagnostics: tuple[Diagnostic, ...], tally: _StoreTally) -> tuple[Diagnostic, ...]:
         """Count the findings and return those to show."""
-        legacy = [d for d in diagnostics if d.severity == "legacy"]
-        self.counts.update(d.severity for d in diagnostics)
-        if not legacy:
+        counts = self.counts
+        for found in diagnostics:
+            counts[found.severity] += 1
+        if not counts["legacy"] or not any(d.severity == "legacy" for d in diagnostics):
             return diagnostics
         # A file is counted once, however many legacy findings it has.
-        tally.legacy_files += len({d.path for d in legacy})
-        tally.legacy_rules.update(d.rule for d in legacy)
+        tally.legacy_files += len({d.path for d in diagnostics if d.severity == "legacy"})
+        tally.legacy_rules.update(d.rule for d in diagnostics if d.severity == "legacy")
         if self.legacy == "summary":
             return tuple(d for d in diagnostics if d.severity != "legacy")
         return diagnostics

@@ -20,10 +20,11 @@ from bisect import bisect_right
 class LineIndex:
     """Line and column of offsets in one text."""
 
-    __slots__ = ("_text", "_offsets", "_lines", "_starts")
+    __slots__ = ("_text", "_offsets", "_lines", "_starts", "_lone_breaks")
 
     def __init__(self, text: str):
         self._text = text
+        self._lone_breaks = "\r" in text  # else every line ends at "\n", and one count says it
         # Known places, sorted by offset: the line of each and where that line starts.
         self._offsets = [0]
         self._lines = [1]
@@ -36,12 +37,16 @@ class LineIndex:
         known = bisect_right(self._offsets, offset) - 1
         base, line, start = self._offsets[known], self._lines[known], self._starts[known]
         if offset > base:
-            breaks = (text.count("\n", base, offset) + text.count("\r", base, offset)
-                      - text.count("\r\n", base, offset))
-            if base and text[base] == "\n" and text[base - 1] == "\r":
-                breaks -= 1  # the "\n" of a pair whose "\r" lies before the known place
+            if self._lone_breaks:
+                breaks = (text.count("\n", base, offset) + text.count("\r", base, offset)
+                          - text.count("\r\n", base, offset))
+                if base and text[base] == "\n" and text[base - 1] == "\r":
+                    breaks -= 1  # the "\n" of a pair whose "\r" lies before the known place
+                last_break = max(text.rfind("\n", base, offset), text.rfind("\r", base, offset))
+            else:
+                breaks = text.count("\n", base, offset)
+                last_break = text.rfind("\n", base, offset) if breaks else -1
             line += breaks
-            last_break = max(text.rfind("\n", base, offset), text.rfind("\r", base, offset))
             if last_break >= 0:
                 start = last_break + 1
             self._offsets.insert(known + 1, offset)

@@ -38,6 +38,7 @@ TYPE_DATE_FIELDS = {
     "next_action": ("added", "done_at"),
 }
 INDEX_NAMES = {"memory", "readme", "index"}
+MAX_INDEX_CHARS = 256 * 1024
 
 _REQUIRED_RULES = {
     "type": rules.MISSING_TYPE,
@@ -134,7 +135,10 @@ def is_index_name(link: str) -> bool:
 
 def looks_like_index(body: str) -> int:
     """How many index lines ("- [title](file.md) ...") a bare file has, when
-    they are at least half of its text lines (else 0)."""
+    they are at least half of its text lines (else 0). An index is small: a
+    file past `MAX_INDEX_CHARS` is not one (and is not split into lines)."""
+    if len(body) > MAX_INDEX_CHARS:
+        return 0
     lines = [line for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     links = sum(1 for line in lines if _INDEX_LINE.match(line))
     return links if links >= 3 and links * 2 >= len(lines) else 0
@@ -162,7 +166,7 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
     index_lines = 0 if parsed.has_frontmatter or is_index_name(link) else looks_like_index(text)
     summary = EntrySummary(
         link, entry["name"], is_index=not parsed.has_frontmatter and (is_index_name(link) or index_lines > 0),
-        links=_link_places(text, entry["body"]) if entry["links"] else ())
+        links=_link_places(entry["body"], parsed.body_start) if entry["links"] else ())
     if summary.is_index:
         what = (f"{link}.md is the index or readme of the memory folder" if not index_lines
                 else f"{link}.md looks like an index ({index_lines} '- [title](file.md)' lines)")
@@ -222,16 +226,17 @@ def _written_type(fields: dict) -> object:
     return metadata.get("type") if isinstance(metadata, dict) else None
 
 
-def _link_places(text: str, body: str) -> tuple[tuple[str, int, int], ...]:
+def _link_places(body: str, body_line: int) -> tuple[tuple[str, int, int], ...]:
     """Line and column of the first [[link]] to each target, in one pass over
-    the body (the targets are the model's `wikilinks`)."""
-    offset = len(text) - len(body)  # the body is the end of the text
-    index = LineIndex(text)
+    the body, which starts at line `body_line` (the targets are the model's
+    `wikilinks`)."""
+    index = LineIndex(body)
     places: dict[str, tuple[int, int]] = {}
     for match in _WIKILINK.finditer(body):
         target = match.group(1).split("|", 1)[0].split("#", 1)[0].strip()
         if target and target not in places:
-            places[target] = index.place(offset + match.start())
+            line, column = index.place(match.start())
+            places[target] = (line + body_line - 1, column)
     return tuple((target, line, column) for target, (line, column) in places.items())
 
 
@@ -580,12 +585,37 @@ def _date_pattern() -> re.Pattern:
 
 
 def schema_errors(fields: dict) -> tuple[tuple[tuple, str, object, str | None], ...]:
-    """The entry schema's findings on `fields`: (path, keyword, expected, missing property)."""
+    """The entry schema's findings on `fields`: (path, keyword, expected, missing property).
+
+    A list is judged by its distinct item shapes, each at the place of its
+    first item (the schema asks nothing of a list but each item's type), so a
+    hostile list of a million tags costs one item."""
     _, known, _ = _entry_schema()
     pattern = _date_pattern()
-    shape = ("map",) + tuple((key, _shape(value, pattern, keep=key in _ENUM_KEYS))
-                             for key, value in sorted(fields.items()) if key in known)
-    return _schema_errors_of_shape(shape)
+    shape = ["map"]
+    first_items: dict[str, list[int]] = {}
+    for key, value in sorted(fields.items()):
+        if key not in known:
+            continue
+        if isinstance(value, list):
+            distinct: dict[object, int] = {}
+            for index, item in enumerate(value):
+                distinct.setdefault(_shape(item, pattern), index)
+            first_items[key] = list(distinct.values())
+            shape.append((key, ("list", *distinct)))
+        else:
+            shape.append((key, _shape(value, pattern, keep=key in _ENUM_KEYS)))
+    found = _schema_errors_of_shape(tuple(shape))
+    if not first_items:
+        return found
+    return tuple((_item_path(path, first_items), *rest) for path, *rest in found)
+
+
+def _item_path(path: tuple, first_items: dict[str, list[int]]) -> tuple:
+    """A path into a list of distinct items, as a path into the list itself."""
+    if len(path) >= 2 and path[0] in first_items and isinstance(path[1], int):
+        return (path[0], first_items[path[0]][path[1]], *path[2:])
+    return path
 
 
 _REQUIRED_MESSAGE = re.compile(r"^'(.+)' is a required property$")

@@ -56,6 +56,9 @@ _KINDS: list[tuple[str, tuple[str, ...], str]] = [
      rf"(?P<hit>\beyJ{_TOKEN}{{10,}}\.eyJ{_TOKEN}{{10,}}\.{_TOKEN}{{10,}}+)|(?P<skip>\beyJ{_TOKEN}*+)"),
 ]
 _SCANNERS = [(kind, hints, re.compile(pattern)) for kind, hints, pattern in _KINDS]
+# One pass that tells whether any kind needs a look at all (most entries: none does).
+_ANY_HINT = re.compile("|".join(sorted({re.escape(hint) for _kind, hints, _pattern in _KINDS for hint in hints},
+                                       key=len, reverse=True)))
 
 SECRET_KINDS = tuple(dict.fromkeys(kind for kind, _hints, _pattern in _KINDS))
 
@@ -70,6 +73,8 @@ class SecretFinding:
 def scan(text: str) -> list[SecretFinding]:
     """Where `text` holds something shaped like a credential: one finding per
     place (the first kind listed, where several match there)."""
+    if _ANY_HINT.search(text) is None:
+        return []
     starts: dict[int, int] = {}  # start -> kind's order
     for order, (_kind, hints, pattern) in enumerate(_SCANNERS):
         if not any(hint in text for hint in hints):

@@ -34,14 +34,21 @@ class FileText:
 def read_bounded(path: str | Path, limit: int = MAX_BYTES) -> FileText:
     """Read at most `limit` bytes of a file as UTF-8 text. Never raises."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return FileText(None, error="not a regular file (a pipe, socket or device is never opened)")
-        # A raw descriptor, not a buffered file object: cheaper per file, and
-        # a store has thousands of small files.
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        # Opened without blocking and checked on the descriptor: a pipe, socket
+        # or device is never read. A raw descriptor, not a buffered file object:
+        # cheaper per file, and a store has thousands of small files.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         try:
-            data = _read_up_to(descriptor, limit + 1)
-            size = os.fstat(descriptor).st_size if len(data) > limit else len(data)
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode):
+                return FileText(None, error="not a regular file (a pipe, socket or device is never opened)")
+            # As many bytes as the file has (one more, to see it grew), never a
+            # buffer of `limit` bytes for a small file.
+            wanted = min(status.st_size, limit) + 1
+            data = _read_up_to(descriptor, wanted)
+            if len(data) == wanted <= limit:
+                data += _read_up_to(descriptor, limit + 1 - wanted)
+            size = max(status.st_size, len(data))
         finally:
             os.close(descriptor)
     except OSError as error:

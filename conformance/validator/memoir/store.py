@@ -16,7 +16,7 @@ import tempfile
 from typing import Callable, Iterator
 
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES
-from conformance.validator.core.findings import Diagnostic, diagnostic
+from conformance.validator.core.findings import MAX_PER_RULE, Diagnostic, diagnostic
 from conformance.validator.memoir import rules
 from conformance.validator.memoir.entry import EntrySummary
 
@@ -93,9 +93,14 @@ class StoreLinks:
                 "a case-insensitive file system one overwrites the other; rename one"))
         if not summary.is_index and isinstance(summary.name, str) and summary.name != summary.link:
             self._names.setdefault(_normal(summary.name), (summary.link, display))
+        unresolved = 0
         for target, line, column in summary.links:
             if target not in self.links:
-                self._unresolved.append((display, target, line, column))
+                unresolved += 1
+                if unresolved <= MAX_PER_RULE:
+                    self._unresolved.append((display, target, line, column))
+        if unresolved > MAX_PER_RULE:
+            self._unresolved.append((display, None, unresolved - MAX_PER_RULE, 0))
         return found
 
     def finish(self) -> Iterator[Diagnostic]:
@@ -106,6 +111,12 @@ class StoreLinks:
         ready = False
         hints: dict[str, str | None] = {}
         for display, target, line, column in self._unresolved:
+            if target is None:  # the count of those not listed (`line` holds it)
+                yield diagnostic(
+                    rules.LINK_UNRESOLVED, display,
+                    f"{line} more [[links]] of this file name no entry of this store and are not listed (the first "
+                    f"{MAX_PER_RULE} are)")
+                continue
             if not ready:  # built only for a store that has unresolved links
                 for link in sorted(self.links):
                     by_fold.setdefault(link.casefold(), link)

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from conformance.model.frontmatter import ParsedEntry
 
 MAX_YAML_CHARS = 64 * 1024  # frontmatters beyond this are not handed to the engine
+MAX_VALUES = 10_000  # values past this many (a hostile frontmatter) are not examined
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$")
 _TIMESTAMP = re.compile(
@@ -127,7 +129,7 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
         return []
     hazards: list[Hazard] = []
     rejected: Hazard | None = None
-    for key, line, column, value in parsed.places:
+    for key, line, column, value in islice(parsed.places, MAX_VALUES):
         if not value or value[0] in _QUOTE_OR_INDICATOR:
             continue
         if value[0] not in _SUSPICIOUS_STARTS and "#" not in value and ": " not in value and value[-1] != ":":
