@@ -382,7 +382,7 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
 
     for key in sorted(date_fields):
         value = fields.get(key)
-        if isinstance(value, str) and _date_pattern().match(value) and dates.parse_date(value) is None:
+        if isinstance(value, str) and _date_pattern().match(value) and _parse_date(value) is None:
             found.append(diagnostic(
                 rules.DATE, display,
                 f"{key} {value!r} has the shape of an ISO 8601 date but names no real day or time, so merges "
@@ -405,13 +405,23 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
                 "decision without rejected; add rejected: naming the alternative and why it lost", *place("type")))
     start_field = {"next_action": "added", "goal": "set_on"}.get(entry_type)
     if start_field and fields.get("done_at") is not None:
-        done, start = dates.parse_date(fields.get("done_at")), dates.parse_date(fields.get(start_field))
+        done, start = _parse_date(fields.get("done_at")), _parse_date(fields.get(start_field))
         if done is not None and start is not None and done < start:
             found.append(diagnostic(
                 rules.DONE_BEFORE_ADDED, display,
                 f"done_at {fields['done_at']} is earlier than {start_field} {fields[start_field]}, so it reads as "
                 "done before it existed; correct one of the dates", *place("done_at")))
     return found
+
+
+@lru_cache(maxsize=4096)
+def _parse_date_text(value: str):
+    return dates.parse_date(value)
+
+
+def _parse_date(value: object):
+    """dates.parse_date, remembered for text: a store repeats its dates."""
+    return _parse_date_text(value) if isinstance(value, str) else dates.parse_date(value)
 
 
 def _created_findings(display: str, fields: dict, places: dict) -> list[Diagnostic]:

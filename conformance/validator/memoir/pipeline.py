@@ -43,14 +43,15 @@ _CHUNK = 128           # files per task sent to a worker
 _TASKS_PER_WORKER = 4  # tasks in flight per worker: enough to keep it busy, few enough to bound memory
 
 
-def check_file(path: str, display: str, kind: str) -> tuple[list[Diagnostic], EntrySummary | None]:
-    """Every finding about one file on its own, and an entry's summary. Never raises."""
+def check_file(path: str, display: str, kind: str) -> tuple[tuple[Diagnostic, ...], EntrySummary | None]:
+    """Every finding about one file on its own, in output order, and an entry's summary. Never raises."""
     try:
-        return _check_file(path, display, kind)
+        found, summary = _check_file(path, display, kind)
+        return in_order(found), summary
     except Exception as error:  # a bug in a check must not hide the other files' findings
-        return [diagnostic(
+        return (diagnostic(
             rules.CHECK_FAILED, display,
-            f"the validator failed on this file ({type(error).__name__}: {error}); please report it")], None
+            f"the validator failed on this file ({type(error).__name__}: {error}); please report it"),), None
 
 
 def _check_file(path: str, display: str, kind: str) -> tuple[list[Diagnostic], EntrySummary | None]:
@@ -94,9 +95,9 @@ def _check_chunk(work: list[tuple[str, str, str]]) -> list[_Packed]:
     return packed
 
 
-def _unpack(packed: _Packed) -> tuple[list[Diagnostic], EntrySummary | None]:
+def _unpack(packed: _Packed) -> tuple[tuple[Diagnostic, ...], EntrySummary | None]:
     found, summary = packed
-    return [Diagnostic(*item) for item in found], None if summary is None else EntrySummary(*summary)
+    return tuple(Diagnostic(*item) for item in found), None if summary is None else EntrySummary(*summary)
 
 
 def _ignore_interrupts() -> None:
@@ -113,7 +114,7 @@ class _Checker:
         self._pool_failed = False
 
     def map(self, work: Iterable[tuple[str, str, str]], count: int
-            ) -> Iterator[tuple[list[Diagnostic], EntrySummary | None]]:
+            ) -> Iterator[tuple[tuple[Diagnostic, ...], EntrySummary | None]]:
         pool = self._get_pool() if self.jobs > 1 and count >= PARALLEL_THRESHOLD else None
         if pool is None:
             for item in work:
@@ -176,7 +177,7 @@ def _target_events(listing: Listing, checker: _Checker) -> Iterator[Event]:
         yield FileChecked(note.path, (note,), checked=False)
     for path, display in listing.sessions:
         found, _summary = check_file(path, display, "session")
-        yield FileChecked(display, in_order(found))
+        yield FileChecked(display, found)
 
     # Paths made by concatenation: two os.path.join calls per file cost more than checking some files.
     shown_prefix = os.path.join(target.entries_display, "")
@@ -192,8 +193,10 @@ def _target_events(listing: Listing, checker: _Checker) -> Iterator[Event]:
         display = shown_prefix + name
         found, summary = next(results)
         if summary is not None:
-            found.extend(store.entry(display, summary))
-        yield FileChecked(display, in_order(found))
+            more = store.entry(display, summary)
+            if more:
+                found = in_order(found + tuple(more))
+        yield FileChecked(display, found)
     group: list[Diagnostic] = []
     for found in store.finish():
         if group and group[0].path != found.path:

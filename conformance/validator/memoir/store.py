@@ -70,29 +70,41 @@ class Spool:
         self._items = []
 
 
+def _case_collisions(link_names: set[str]) -> dict[str, str]:
+    """Each link name that differs from an earlier one (in sorted order) only
+    in case -> that earlier one. Few stores have any, so no table of every
+    name's case fold is kept."""
+    collides: dict[str, str] = {}
+    first = None
+    for link in sorted(link_names, key=lambda name: (name.casefold(), name)):
+        if first is not None and link.casefold() == first.casefold():
+            collides[link] = first
+        else:
+            first = link
+    return collides
+
+
 class StoreLinks:
     """The store checks of one store, fed each entry's summary in turn."""
 
     def __init__(self, link_names: set[str], display_of: Callable[[str], str]):
         self.links = link_names
         self.display_of = display_of  # link name -> how the output names its file
-        self._first_by_fold: dict[str, str] = {}
-        for link in sorted(link_names):
-            self._first_by_fold.setdefault(link.casefold(), link)
-        self._names: dict[str, tuple[str, str]] = {}  # loose spelling of a name: -> (link, display)
+        self._collides = _case_collisions(link_names)
+        self._names: dict[str, str] = {}  # loose spelling of a name: -> the link name of its entry
         self._unresolved = Spool()
 
     def entry(self, display: str, summary: EntrySummary) -> list[Diagnostic]:
         """What is known of this entry now; its unresolved links are kept for `finish`."""
         found = []
-        first = self._first_by_fold.get(summary.link.casefold(), summary.link)
-        if first != summary.link and not summary.is_index:
+        first = self._collides.get(summary.link)
+        if first is not None and not summary.is_index:
             found.append(diagnostic(
                 rules.LINK_NAME_COLLISION, display,
                 f"file name {summary.link!r} differs from {first!r} ({self.display_of(first)}) only in case, so on "
                 "a case-insensitive file system one overwrites the other; rename one"))
         if not summary.is_index and isinstance(summary.name, str) and summary.name != summary.link:
-            self._names.setdefault(_normal(summary.name), (summary.link, display))
+            self._names.setdefault(_normal(summary.name), summary.link)
         unresolved = 0
         for target, line, column in summary.links:
             if target not in self.links:
@@ -140,11 +152,10 @@ class StoreLinks:
             link = by_fold[target.casefold()]
             return (f"[[{target}]] {unresolved}: it matches file name {link!r} only if case is ignored, which "
                     f"readers do not do; write [[{link}]]")
-        named = self._names.get(_normal(target))
-        if named is not None:
-            link, display = named
-            return (f"[[{target}]] {unresolved}: it is the name: of {display}, and links use file names; "
-                    f"write [[{link}]]")
+        link = self._names.get(_normal(target))
+        if link is not None:
+            return (f"[[{target}]] {unresolved}: it is the name: of {self.display_of(link)}, and links use file "
+                    f"names; write [[{link}]]")
         if target.endswith(".md") and target[:-3] in self.links:
             return f"[[{target}]] {unresolved}: links leave out the .md; write [[{target[:-3]}]]"
         link = by_normal.get(_normal(target)) or by_bare.get(_normal(_without_prefix(target)))
