@@ -60,8 +60,8 @@ def visible(text: str) -> str:
                         else f"\\u{ord(match.group()):04x}", text)
 
 
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count} {word if count == 1 else plural or word + 's'}"
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word if count == 1 else word + 's'}"
 
 
 def _section(diagnostic: Diagnostic) -> str:
@@ -87,7 +87,8 @@ class _StoreTally:
         return f"{_plural(self.legacy_files, 'file')} {uses}; all readable (Appendix A){hint}"
 
     def to_json(self) -> dict:
-        return {"path": _text(self.path or ""), "description": _text(self.description), "files": self.files,
+        return {"path": None if self.path is None else _text(self.path), "description": _text(self.description),
+                "files": self.files,
                 "legacy_files": self.legacy_files, "legacy": dict(sorted(self.legacy_rules.items()))}
 
 

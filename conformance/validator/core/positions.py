@@ -33,7 +33,8 @@ class LineIndex:
     def place(self, offset: int) -> tuple[int, int]:
         """(line, column), both 1-based, of a character offset."""
         text = self._text
-        offset = max(0, min(offset, len(text)))
+        if offset > len(text):
+            offset = len(text)
         known = bisect_right(self._offsets, offset) - 1
         base, line, start = self._offsets[known], self._lines[known], self._starts[known]
         if offset > base:

@@ -56,9 +56,30 @@ _KINDS: list[tuple[str, tuple[str, ...], str]] = [
      rf"(?P<hit>\beyJ{_TOKEN}{{10,}}\.eyJ{_TOKEN}{{10,}}\.{_TOKEN}{{10,}}+)|(?P<skip>\beyJ{_TOKEN}*+)"),
 ]
 _SCANNERS = [(kind, hints, re.compile(pattern)) for kind, hints, pattern in _KINDS]
+
+
+def _trie_pattern(words: set[str]) -> str:
+    """One regex matching any of `words`, as a trie of their letters: the regex
+    engine then looks at each character of a text once, not once per word."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
 # One pass that tells whether any kind needs a look at all (most entries: none does).
-_ANY_HINT = re.compile("|".join(sorted({re.escape(hint) for _kind, hints, _pattern in _KINDS for hint in hints},
-                                       key=len, reverse=True)))
+_ANY_HINT = re.compile(_trie_pattern({hint for _kind, hints, _pattern in _KINDS for hint in hints}))
 
 SECRET_KINDS = tuple(dict.fromkeys(kind for kind, _hints, _pattern in _KINDS))
 

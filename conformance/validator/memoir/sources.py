@@ -17,6 +17,8 @@ from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.memoir import rules
 
 MAX_BYTES = 4 * 1024 * 1024
+# Opened without blocking, so that a pipe is never waited on (it is refused on its descriptor).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ def read_bounded(path: str | Path, limit: int = MAX_BYTES) -> FileText:
         # Opened without blocking and checked on the descriptor: a pipe, socket
         # or device is never read. A raw descriptor, not a buffered file object:
         # cheaper per file, and a store has thousands of small files.
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        descriptor = os.open(path, _OPEN_FLAGS)
         try:
             status = os.fstat(descriptor)
             if not stat.S_ISREG(status.st_mode):
@@ -45,7 +47,7 @@ def read_bounded(path: str | Path, limit: int = MAX_BYTES) -> FileText:
             # As many bytes as the file has (one more, to see it grew), never a
             # buffer of `limit` bytes for a small file.
             wanted = min(status.st_size, limit) + 1
-            data = _read_up_to(descriptor, wanted)
+            data = os.read(descriptor, wanted)  # a regular file reads short only at its end
             if len(data) == wanted <= limit:
                 data += _read_up_to(descriptor, limit + 1 - wanted)
             size = max(status.st_size, len(data))
