@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.validator import memoir
+from conformance.validator.core.findings import FileChecked
 from conformance.validator.memoir import pipeline, rules
 from conformance.validator.memoir.pipeline import check_file
 from conformance.validator.memoir.sources import MAX_BYTES
@@ -225,3 +226,17 @@ def test_a_pipe_in_the_store_is_never_opened(tmp_path):
     os.mkfifo(tmp_path / "memory" / "fact_pipe.md")
     [found] = by_rule(run(tmp_path), rules.UNREADABLE)
     assert found.path.endswith("fact_pipe.md") and "regular file" in found.message
+
+
+def test_findings_stream_out_before_the_store_has_been_read(tmp_path, monkeypatch):
+    """Each file's findings come out as it is checked: nothing waits for the whole store (issue 15)."""
+    for index in range(50):
+        write_entry(tmp_path, f"fact_{index:02d}", extra="tags: [a]\n")
+    checked = []
+    original = pipeline.check_file
+    monkeypatch.setattr(pipeline, "check_file", lambda *item: checked.append(item[1]) or original(*item))
+    stream = pipeline.events(memoir.plan([str(tmp_path)]))
+    first_file = next(event for event in stream if isinstance(event, FileChecked))
+    assert first_file.path.endswith("fact_00.md") and first_file.diagnostics
+    assert len(checked) == 1
+    stream.close()

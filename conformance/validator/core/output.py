@@ -102,7 +102,7 @@ class Output:
         self.counts: Counter = Counter()
         self.files = 0
         self.stores: list[_StoreTally] = []
-        self._loose = _StoreTally(None)
+        self._loose = _StoreTally(None, "files outside any store")
         self._store: _StoreTally | None = None
 
     # -- events ------------------------------------------------------------------

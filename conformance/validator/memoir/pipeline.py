@@ -179,7 +179,7 @@ def _target_events(listing: Listing, checker: _Checker) -> Iterator[Event]:
         found, _summary = check_file(path, display, "session")
         yield FileChecked(display, found)
 
-    # Paths made by concatenation: two os.path.join calls per file cost more than checking some files.
+    # Paths made by concatenation: an os.path.join per file shows at 100,000 files.
     shown_prefix = os.path.join(target.entries_display, "")
     read_prefix = os.path.join(target.entries_dir, "")
     store = StoreLinks(listing.link_names, lambda link: f"{shown_prefix}{link}.md")
