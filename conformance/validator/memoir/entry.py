@@ -124,6 +124,34 @@ class EntrySummary:
     name: str | None
     is_index: bool
     links: tuple[tuple[str, int, int], ...]   # (target, line, column) of each target's first [[link]]
+    # Loose spellings, worked out where the entry is checked (in a worker):
+    # the link's case fold, `spelling` of the link and of the link without its
+    # type prefix, and `spelling` of a name: that is not the link (else None).
+    keys: tuple[str, str, str, str | None] = ("", "", "", None)
+
+
+_SEPARATORS = re.compile(r"[-_ ]+")
+
+
+def spelling(text: str) -> str:
+    """A loose spelling key: case, '-', ' ' and '_' and a .md suffix ignored."""
+    text = text.casefold().strip()
+    if text.endswith(".md"):
+        text = text[:-3]
+    return _SEPARATORS.sub("_", text)
+
+
+def without_type_prefix(link: str) -> str:
+    for prefix in _KNOWN_PREFIXES:
+        if link.startswith(prefix):
+            return link[len(prefix):]
+    return link
+
+
+def spelling_keys(link: str, name: object) -> tuple[str, str, str, str | None]:
+    """`EntrySummary.keys` of an entry."""
+    named = spelling(name) if isinstance(name, str) and name != link else None
+    return link.casefold(), spelling(link), spelling(without_type_prefix(link)), named
 
 
 _INDEX_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)")
@@ -155,7 +183,7 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
             rules.TOO_LARGE_TO_CHECK, display,
             f"{size} bytes, and the frontmatter is not closed within the first {MAX_BYTES} bytes, which is all the "
             "validator reads: its fields were not checked; keep entries small, with the frontmatter at the top",
-            1, 1)], EntrySummary(link, None, False, ())
+            1, 1)], EntrySummary(link, None, False, (), spelling_keys(link, None))
     entry = read_parsed(link, parsed)
     found: list[Diagnostic] = []
     if size is not None:
@@ -164,9 +192,10 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
             f"{size} bytes: only the first {MAX_BYTES} were checked (the frontmatter is among them); readers load "
             "whole entries into context, so split it or move bulky material out of the store"))
     index_lines = 0 if parsed.has_frontmatter or is_index_name(link) else looks_like_index(text)
+    is_index = not parsed.has_frontmatter and (is_index_name(link) or index_lines > 0)
     summary = EntrySummary(
-        link, entry["name"], is_index=not parsed.has_frontmatter and (is_index_name(link) or index_lines > 0),
-        links=_link_places(entry["body"], parsed.body_start) if entry["links"] else ())
+        link, entry["name"], is_index, links=_link_places(entry["body"], parsed.body_start) if entry["links"] else (),
+        keys=spelling_keys(link, None if is_index else entry["name"]))
     if summary.is_index:
         what = (f"{link}.md is the index or readme of the memory folder" if not index_lines
                 else f"{link}.md looks like an index ({index_lines} '- [title](file.md)' lines)")

@@ -91,7 +91,8 @@ def _check_chunk(work: list[tuple[str, str, str]]) -> list[_Packed]:
     for item in work:
         found, summary = check_file(*item)
         packed.append((tuple((d.path, d.line, d.column, d.severity, d.rule, d.message, d.section) for d in found),
-                       None if summary is None else (summary.link, summary.name, summary.is_index, summary.links)))
+                       None if summary is None else (summary.link, summary.name, summary.is_index, summary.links,
+                                                     summary.keys)))
     return packed
 
 

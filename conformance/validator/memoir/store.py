@@ -11,32 +11,12 @@ flat) and reported once the store has been read, each target worked out once.
 from __future__ import annotations
 
 import pickle
-import re
 import tempfile
 from typing import Callable, Iterator
 
-from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES
 from conformance.validator.core.findings import MAX_PER_RULE, Diagnostic, diagnostic
 from conformance.validator.memoir import rules
-from conformance.validator.memoir.entry import EntrySummary
-
-_KNOWN_PREFIXES = tuple(f"{name}_" for name in (*ENTRY_TYPES, *LEGACY_TYPES))
-_SEPARATORS = re.compile(r"[-_ ]+")
-
-
-def _normal(text: str) -> str:
-    """A loose spelling key: case, '-', ' ' and '_' and a .md suffix ignored."""
-    text = text.casefold().strip()
-    if text.endswith(".md"):
-        text = text[:-3]
-    return _SEPARATORS.sub("_", text)
-
-
-def _without_prefix(link: str) -> str:
-    for prefix in _KNOWN_PREFIXES:
-        if link.startswith(prefix):
-            return link[len(prefix):]
-    return link
+from conformance.validator.memoir.entry import EntrySummary, spelling, spelling_keys, without_type_prefix
 
 
 class Spool:
@@ -91,7 +71,12 @@ class StoreLinks:
         self.links = link_names
         self.display_of = display_of  # link name -> how the output names its file
         self._collides = _case_collisions(link_names)
-        self._names: dict[str, str] = {}  # loose spelling of a name: -> the link name of its entry
+        # Loose spellings -> link names, filled as the entries stream past (their
+        # keys worked out by the workers), so that no pass over every link name
+        # is left for the end: by case fold, by spelling, by spelling without the
+        # type prefix, and by the spelling of each entry's name:.
+        self._by_key: tuple[dict[str, str], ...] = ({}, {}, {}, {})
+        self._seen: set[str] = set()
         self._unresolved = Spool()
 
     def entry(self, display: str, summary: EntrySummary) -> list[Diagnostic]:
@@ -103,8 +88,7 @@ class StoreLinks:
                 rules.LINK_NAME_COLLISION, display,
                 f"file name {summary.link!r} differs from {first!r} ({self.display_of(first)}) only in case, so on "
                 "a case-insensitive file system one overwrites the other; rename one"))
-        if not summary.is_index and isinstance(summary.name, str) and summary.name != summary.link:
-            self._names.setdefault(_normal(summary.name), summary.link)
+        self._add_keys(summary.link, summary.keys)
         unresolved = 0
         for target, line, column in summary.links:
             if target not in self.links:
@@ -115,11 +99,14 @@ class StoreLinks:
             self._unresolved.append((display, None, unresolved - MAX_PER_RULE, 0))
         return found
 
+    def _add_keys(self, link: str, keys: tuple[str, str, str, str | None]) -> None:
+        self._seen.add(link)
+        for table, key in zip(self._by_key, keys):
+            if key is not None:
+                table.setdefault(key, link)
+
     def finish(self) -> Iterator[Diagnostic]:
         """Every link that names no file, with the entry it probably means, in file order."""
-        by_fold: dict[str, str] = {}
-        by_normal: dict[str, str] = {}
-        by_bare: dict[str, str] = {}
         ready = False
         hints: dict[str, str | None] = {}
         for display, target, line, column in self._unresolved:
@@ -129,14 +116,12 @@ class StoreLinks:
                     f"{line} more [[links]] of this file name no entry of this store and are not listed (the first "
                     f"{MAX_PER_RULE} are)")
                 continue
-            if not ready:  # built only for a store that has unresolved links
-                for link in sorted(self.links):
-                    by_fold.setdefault(link.casefold(), link)
-                    by_normal.setdefault(_normal(link), link)
-                    by_bare.setdefault(_normal(_without_prefix(link)), link)
+            if not ready:  # link names not streamed past (files beside loose ones, unreadable entries)
+                for link in sorted(self.links - self._seen):
+                    self._add_keys(link, spelling_keys(link, None))
                 ready = True
             if target not in hints:
-                hints[target] = self._probable_target(target, by_fold, by_normal, by_bare)
+                hints[target] = self._probable_target(target)
             hint = hints[target]
             if hint is None:
                 yield diagnostic(
@@ -146,19 +131,20 @@ class StoreLinks:
             else:
                 yield diagnostic(rules.LINK_BY_NAME, display, hint, line, column)
 
-    def _probable_target(self, target: str, by_fold: dict, by_normal: dict, by_bare: dict) -> str | None:
+    def _probable_target(self, target: str) -> str | None:
+        by_fold, by_normal, by_bare, by_name = self._by_key
         unresolved = "names no file, so readers leave it unresolved"
         if target.casefold() in by_fold:
             link = by_fold[target.casefold()]
             return (f"[[{target}]] {unresolved}: it matches file name {link!r} only if case is ignored, which "
                     f"readers do not do; write [[{link}]]")
-        link = self._names.get(_normal(target))
+        link = by_name.get(spelling(target))
         if link is not None:
             return (f"[[{target}]] {unresolved}: it is the name: of {self.display_of(link)}, and links use file "
                     f"names; write [[{link}]]")
         if target.endswith(".md") and target[:-3] in self.links:
             return f"[[{target}]] {unresolved}: links leave out the .md; write [[{target[:-3]}]]"
-        link = by_normal.get(_normal(target)) or by_bare.get(_normal(_without_prefix(target)))
+        link = by_normal.get(spelling(target)) or by_bare.get(spelling(without_type_prefix(target)))
         if link is not None:
             return f"[[{target}]] {unresolved}: it is a near spelling of {link!r}; write [[{link}]] if that is meant"
         return None
