@@ -245,7 +245,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 def _text(text: str) -> str:
     """Text for a JSON document written as UTF-8: a lone surrogate (a file name
     that is not UTF-8, an escape in a value) cannot be encoded, so it is shown."""
-    return visible(text) if _SURROGATE.search(text) else text
+    return text if text.isascii() or not _SURROGATE.search(text) else visible(text)
 
 
 def _diagnostic_json(found: Diagnostic) -> str:

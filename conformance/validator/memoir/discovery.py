@@ -241,11 +241,12 @@ def _list_entries(listing: Listing, root: str) -> None:
             rules.UNREADABLE, target.entries_display,
             f"the folder cannot be listed ({error.strerror}): check its permissions"))
         return
+    shown_prefix = os.path.join(target.entries_display, "")
     for entry in entries:
         name = entry.name
         if name.startswith("."):
             continue  # hidden files and folders (.git, .DS_Store) are no part of the format
-        shown = os.path.join(target.entries_display, name)
+        shown = shown_prefix + name
         if target.layout == "folder" and (name == SESSION_FILE or name.startswith(SESSION_COMPANIONS)):
             if name == SESSION_FILE:
                 if entry.is_symlink() and not _inside(entry.path, root):
