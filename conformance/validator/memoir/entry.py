@@ -17,8 +17,8 @@ representative that the schema cannot tell apart from it (see `_shape`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from conformance.model import dates
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed
@@ -37,6 +37,7 @@ TYPE_DATE_FIELDS = {
     "goal": ("set_on", "done_at"),
     "next_action": ("added", "done_at"),
 }
+DATE_KEYS = frozenset(COMMON_DATE_FIELDS).union(*TYPE_DATE_FIELDS.values())
 INDEX_NAMES = {"memory", "readme", "index"}
 MAX_INDEX_CHARS = 256 * 1024
 
@@ -116,9 +117,8 @@ _HAZARD_RULES = {"comment": rules.YAML_COMMENT, "retyped": rules.YAML_RETYPED, "
 _TYPES = "fact, preference, decision, lesson, goal or next_action"
 
 
-@dataclass(frozen=True)
-class EntrySummary:
-    """What the store-level checks need to know of one entry."""
+class EntrySummary(NamedTuple):
+    """What the store-level checks need to know of one entry (a named tuple: one is made per file)."""
 
     link: str
     name: str | None
@@ -579,11 +579,12 @@ def _entry_schema() -> tuple[object, frozenset[str], str]:
 _ENUM_KEYS = frozenset({"type", "scope"})
 
 
-def _shape(value: object, date_pattern: re.Pattern, keep: bool = False) -> object:
+def _shape(value: object, date_pattern: re.Pattern | None, keep: bool = False) -> object:
     """A hashable stand-in for `value` that the entry schema judges exactly
     as it judges `value`: the schema only asks of text whether it is empty,
-    blank, date-shaped or (for enum keys) which word; of integers, their
-    sign. Lists become ("list", ...) and mappings ("map", (key, value)...)."""
+    blank, date-shaped (in a date field: `date_pattern` is given) or (for enum
+    keys) which word; of integers, their sign. Lists become ("list", ...) and
+    mappings ("map", (key, value)...)."""
     if isinstance(value, str):  # the commonest, so asked first
         if keep:
             return ("text", value)
@@ -591,15 +592,15 @@ def _shape(value: object, date_pattern: re.Pattern, keep: bool = False) -> objec
             return ""
         if not value.strip():
             return " "
-        return "2000-01-01" if date_pattern.match(value) else "x"
+        return "2000-01-01" if date_pattern is not None and date_pattern.match(value) else "x"
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
         return max(-1, min(value, 2))
     if isinstance(value, list):
-        return ("list",) + tuple(_shape(item, date_pattern) for item in value)
+        return ("list",) + tuple(_shape(item, None) for item in value)
     if isinstance(value, dict):
-        return ("map",) + tuple((str(key), _shape(item, date_pattern)) for key, item in value.items())
+        return ("map",) + tuple((str(key), _shape(item, None)) for key, item in value.items())
     return f"<{type(value).__name__}>"
 
 
@@ -633,17 +634,16 @@ def schema_errors(fields: dict) -> tuple[tuple[tuple, str, object, str | None], 
     pattern = _date_pattern()
     shape = ["map"]
     first_items: dict[str, list[int]] = {}
-    for key, value in sorted(fields.items()):
-        if key not in known:
-            continue
+    for key in sorted(key for key in fields if key in known):
+        value = fields[key]
         if isinstance(value, list):
             distinct: dict[object, int] = {}
             for index, item in enumerate(value):
-                distinct.setdefault(_shape(item, pattern), index)
+                distinct.setdefault(_shape(item, None), index)
             first_items[key] = list(distinct.values())
             shape.append((key, ("list", *distinct)))
         else:
-            shape.append((key, _shape(value, pattern, keep=key in _ENUM_KEYS)))
+            shape.append((key, _shape(value, pattern if key in DATE_KEYS else None, keep=key in _ENUM_KEYS)))
     found = _schema_errors_of_shape(tuple(shape))
     if not first_items:
         return found

@@ -81,8 +81,8 @@ def _check_file(path: str, display: str, kind: str) -> tuple[list[Diagnostic], E
     return found, summary
 
 
-# What a worker sends back for one file: plain tuples, which pickle several
-# times faster than dataclasses.
+# What a worker sends back for one file: its findings and summary as plain
+# tuples (named tuples pickle with their class, several times slower).
 _Packed = tuple[tuple[tuple, ...], tuple | None]
 
 
@@ -90,9 +90,7 @@ def _check_chunk(work: list[tuple[str, str, str]]) -> list[_Packed]:
     packed = []
     for item in work:
         found, summary = check_file(*item)
-        packed.append((tuple((d.path, d.line, d.column, d.severity, d.rule, d.message, d.section) for d in found),
-                       None if summary is None else (summary.link, summary.name, summary.is_index, summary.links,
-                                                     summary.keys)))
+        packed.append((tuple(map(tuple, found)), None if summary is None else tuple(summary)))
     return packed
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.memoir import rules
@@ -21,8 +21,7 @@ MAX_BYTES = 4 * 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-@dataclass(frozen=True)
-class FileText:
+class FileText(NamedTuple):
     """What reading one file gave."""
 
     text: str | None            # decoded text (invalid bytes replaced); None when unreadable or binary
