@@ -215,3 +215,12 @@ def test_every_message_is_one_line_and_says_what_to_do():
                 assert any(word in found.message for word in (
                     "add", "remove", "write", "quote", "move", "rename", "correct", "use", "keep", "indent",
                     "close", "flatten", "delete", "read it with", "check", "split", "save", "copy")), found.message
+
+
+def test_a_rejected_frontmatter_is_not_also_said_to_be_read_by_yaml_readers():
+    """Real-world file 015: a YAML engine rejects the line, so nothing is 'kept' of it by YAML readers."""
+    same_line = FM.format("type: fact\nname: n\ndescription: `x` is used #[must_use] here\ncreated: 2026-01-01")
+    assert rule_ids(same_line) == {rules.YAML_REJECTED.id}
+    other_line = FM.format("type: fact\nname: Trailer order: x\ndescription: 2026-08-14 #1131\ncreated: 2026-01-01")
+    [comment] = only(other_line, rules.YAML_COMMENT)
+    assert "once the frontmatter parses, YAML readers (PyYAML, js-yaml) would take" in comment.message

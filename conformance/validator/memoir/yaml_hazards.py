@@ -127,7 +127,7 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
     """Every place where a YAML engine reads this frontmatter differently."""
     if not parsed.has_frontmatter:
         return []
-    hazards: list[Hazard] = []
+    readings: list[tuple[str, int, int, str, str]] = []  # (kind, line, column, key, what YAML readers make of it)
     rejected: Hazard | None = None
     for key, line, column, value in islice(parsed.places, MAX_VALUES):
         if not value or value[0] in _QUOTE_OR_INDICATOR:
@@ -141,11 +141,9 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
             kept = value[:comment].rstrip(" \t")
             kept_type = yaml_type(kept) if kept else "null"
             reading = f"only {kept!r}" + (f" (as {kept_type})" if kept_type else "") if kept else "nothing (null)"
-            hazards.append(Hazard(
-                "comment", line, column + comment,
-                f"{key}: YAML readers (PyYAML, js-yaml) take {_preview(value[comment:].lstrip())!r} for a comment "
-                f"and keep {reading}, losing the rest; quote the value",
-            ))
+            readings.append(("comment", line, column + comment, key,
+                             f"{_preview(value[comment:].lstrip())!r} for a comment and keep {reading}, losing the "
+                             "rest; quote the value"))
             continue
         found = yaml_type(value)
         if not found or not _line_based_reads_text(value):
@@ -153,13 +151,18 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
         if key in date_fields and found in _DATE_READINGS:
             continue
         if key in TEXT_FIELDS or not _reads_back_as_written(value, found):
-            hazards.append(Hazard(
-                "retyped", line, column,
-                f"{key}: YAML readers take {_preview(value)!r} as {found}, not as the text written; quote it",
-            ))
+            readings.append(("retyped", line, column, key,
+                             f"{_preview(value)!r} as {found}, not as the text written; quote it"))
     if rejected is None and not _refers_to_anchors(parsed) and any(
             problem.code in _SUBSET_CODES_YAML_REJECTS for problem in parsed.problems):
         rejected = _yaml_rejection(parsed)
+    # A frontmatter a YAML engine rejects gives YAML readers no value at all: what
+    # they would make of one matters only once it parses, and quoting the value
+    # that is rejected settles whatever else its line holds.
+    readers = "once the frontmatter parses, YAML readers (PyYAML, js-yaml) would take" if rejected else \
+        "YAML readers (PyYAML, js-yaml) take"
+    hazards = [Hazard(kind, line, column, f"{key}: {readers} {reading}")
+               for kind, line, column, key, reading in readings if rejected is None or line != rejected.line]
     if rejected is not None and rejected.line not in {problem.line for problem in parsed.problems}:
         hazards.append(rejected)
     return hazards
