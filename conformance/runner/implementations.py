@@ -25,8 +25,9 @@ from typing import Protocol, Sequence
 
 import conformance
 from conformance import reference
-from conformance.protocol.client import DEFAULT_TIMEOUT, AdapterClient
+from conformance.protocol.client import DEFAULT_TIMEOUT, AdapterClient, LateFault
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
+from conformance.protocol.process import AdapterLimits
 
 Call = tuple[str, dict]
 
@@ -34,6 +35,8 @@ Call = tuple[str, dict]
 class Implementation(Protocol):
     label: str   # shown in reports: the command, or "reference model (in-process)"
     mode: str    # "persistent", "oneshot" or "in-process"
+    owner: str | None          # charged with faults found later (the runner sets the vector id)
+    scratch_dir: Path | None   # the adapter's own scratch directory, if it has one
 
     def describe(self) -> Describe | AdapterFault: ...
 
@@ -45,6 +48,8 @@ class Implementation(Protocol):
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault: ...
 
+    def late_faults(self) -> list[LateFault]: ...
+
     def close(self) -> None: ...
 
 
@@ -52,19 +57,32 @@ class AdapterImplementation:
     """An implementation under test behind its adapter command."""
 
     def __init__(self, command: str | Sequence[str], *, workdir: Path, oneshot: bool = False,
-                 timeout: float = DEFAULT_TIMEOUT):
+                 timeout: float = DEFAULT_TIMEOUT, limits: AdapterLimits = AdapterLimits()):
         self.command = command
         self.workdir = Path(workdir)
         self.oneshot = oneshot
         self.timeout = timeout
-        self.client = AdapterClient(command, oneshot=oneshot, timeout=timeout, workdir=self.workdir)
+        self.limits = limits
+        self.client = AdapterClient(command, oneshot=oneshot, timeout=timeout, workdir=self.workdir, limits=limits)
         self.label = self.client.command
         self.mode = "oneshot" if oneshot else "persistent"
+        self.scratch_dir = self.client.scratch_dir
         self._described: Describe | None = None
 
     @property
     def protocol(self) -> int | None:
         return self.client.protocol
+
+    @property
+    def owner(self) -> str | None:
+        return self.client.owner
+
+    @owner.setter
+    def owner(self, owner: str | None) -> None:
+        self.client.owner = owner
+
+    def late_faults(self) -> list[LateFault]:
+        return list(self.client.late_faults)
 
     def describe(self) -> Describe | AdapterFault:
         if self._described is None:
@@ -81,11 +99,14 @@ class AdapterImplementation:
         return self.client.stderr_tail()
 
     def fork(self) -> AdapterImplementation:
-        return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout)
+        return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout,
+                                     limits=self.limits)
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
         """One adapter process per job, all started before any writes."""
         forks = [self.fork() for _ in jobs]
+        for fork in forks:
+            fork.owner = self.owner
         try:
             for fork in forks:
                 started = fork.describe()
@@ -108,6 +129,7 @@ class AdapterImplementation:
         finally:
             for fork in forks:
                 fork.close()
+                self.client.late_faults.extend(fork.late_faults())
 
     def close(self) -> None:
         self.client.close()
@@ -128,18 +150,22 @@ def _outcome_to_json(outcome: Outcome) -> dict:
 
 
 class ModelImplementation:
-    """The reference model, called in this process."""
+    """The reference model, called in this process (with other caps than the
+    reference ones when given: caps are the implementation's, spec 4.1)."""
 
     label = "reference model (in-process)"
     mode = "in-process"
     protocol = 1
+    owner: str | None = None
+    scratch_dir = None
 
-    def __init__(self, machine_id: str | None = None):
+    def __init__(self, machine_id: str | None = None, caps: dict | None = None):
         self.context = reference.Context(machine_id=machine_id or str(uuid.uuid4()), machine_label="memoir-conform")
+        self.context.caps.update(caps or {})
         self._last_traceback = ""
 
     def describe(self) -> Describe:
-        return Describe.from_json(reference.describe())
+        return Describe.from_json(reference.describe(caps=self.context.caps))
 
     def call(self, op: str, args: dict) -> Outcome:
         try:
@@ -154,7 +180,7 @@ class ModelImplementation:
         return self._last_traceback[-4000:]
 
     def fork(self) -> ModelImplementation:
-        return ModelImplementation()
+        return type(self)(caps=self.context.caps)
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
         """One OS process per job (threads would share one lock-holding process)."""
@@ -168,7 +194,7 @@ class ModelImplementation:
                 process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE, text=True, env=env)
                 processes.append(process)
-                process.stdin.write(json.dumps({"calls": [list(call) for call in job]}) + "\n")
+                process.stdin.write(json.dumps({"calls": [list(call) for call in job], "caps": self.context.caps}) + "\n")
                 process.stdin.flush()
             for process in processes:
                 if process.stdout.readline().strip() != "ready":
@@ -189,6 +215,9 @@ class ModelImplementation:
                     process.kill()
                     process.wait()
 
+    def late_faults(self) -> list[LateFault]:
+        return []
+
     def close(self) -> None:
         pass
 
@@ -196,7 +225,7 @@ class ModelImplementation:
 def model_worker() -> None:
     """Entry point of one `ModelImplementation.call_in_parallel` process."""
     job = json.loads(sys.stdin.readline())
-    model = ModelImplementation()
+    model = ModelImplementation(caps=job.get("caps"))
     print("ready", flush=True)
     sys.stdin.readline()
     outcomes = [_outcome_to_json(model.call(op, args)) for op, args in job["calls"]]

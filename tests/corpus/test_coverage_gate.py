@@ -47,7 +47,8 @@ def _req(rid, keyword="MUST", level="full", since="0.1", testable=True):
 
 def _vec(vid, requirements, ambiguous=False):
     return Vector(vid, "t", ("5.2",), tuple(requirements), "full", ("ambiguous",) if ambiguous else (),
-                  "AMB-TIE" if ambiguous else None, "merge_sessions", {}, (), "d", "f.json", Path("."))
+                  "AMB-TIE" if ambiguous else None, "merge_sessions", {}, ({"path": "/live", "count": 0},), "d",
+                  "f.json", Path("."))
 
 
 def test_statuses_and_summary():
