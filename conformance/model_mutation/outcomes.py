@@ -22,12 +22,15 @@ from pathlib import Path
 MODEL_PACKAGE = "conformance.model"
 MODEL_MODULES = ("merge", "session", "writer", "identity", "dates", "store", "entry", "frontmatter")
 
-KILLED, TIMEOUT, SURVIVED, UNREACHED, NOT_RUN = "killed", "killed (timeout)", "survived", "unreached", "not run"
+KILLED, TIMEOUT, CRASH = "killed", "killed (timeout)", "killed (crash)"
+SURVIVED, UNREACHED, NOT_RUN = "survived", "unreached", "not run"
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), in the terms of this kit. A
-# mutant that hangs is killed: a real run times the adapter out on a deciding vector.
+# mutant that hangs or kills its process is killed: a real run reports the adapter's
+# timeout or crash as an error on a deciding vector.
 _STATUS_BY_EXIT_CODE = {1: KILLED, 3: KILLED, 0: SURVIVED, 5: UNREACHED, 33: UNREACHED,
-                        24: TIMEOUT, -24: TIMEOUT, 36: TIMEOUT, 152: TIMEOUT, 255: TIMEOUT, None: NOT_RUN}
-DEAD = (KILLED, TIMEOUT)
+                        24: TIMEOUT, -24: TIMEOUT, 36: TIMEOUT, 152: TIMEOUT, 255: TIMEOUT,
+                        -9: CRASH, -11: CRASH, None: NOT_RUN}
+DEAD = (KILLED, TIMEOUT, CRASH)
 
 
 def status_of(exit_code: int | None) -> str:

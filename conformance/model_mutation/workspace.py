@@ -35,7 +35,7 @@ pytest_add_cli_args = ["-p", "no:cacheprovider"]
 use_git_change_detection = false
 """
 FINGERPRINT = ".memoir-fingerprint"
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "_data", "mutants")
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "_data")
 
 
 def sources() -> dict[str, Path]:

@@ -28,15 +28,16 @@ def test_no_run_needs_a_workdir(capsys):
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="mutmut forks a process per mutant")
 def test_one_function_end_to_end(tmp_path, capsys):
-    """text_hash has five mutants: four change the hash (the corpus kills them), one
-    spells the codec in capitals (equivalent, explained in equivalents.json)."""
+    """The offsets of dates: few vectors reach them, most mutants are killed, and a
+    few survivors are explained in equivalents.json (a lowercase `z`, characters the
+    date pattern never lets through)."""
     pytest.importorskip("mutmut")
     report = tmp_path / "report.md"
-    code = main(["model-mutation", "--workdir", str(tmp_path / "work"), "--only", "identity.text_hash",
+    code = main(["model-mutation", "--workdir", str(tmp_path / "work"), "--only", "dates._offset",
                  "-j", "2", "--report", str(report)])
     assert code == 0, capsys.readouterr()
-    text = report.read_text(encoding="utf-8")
-    rows = [line for line in text.splitlines() if line.startswith("| `identity.text_hash:")]
-    assert len(rows) == 5
-    assert sum(row.endswith("| killed |") for row in rows) == 4
-    assert sum("survived: equivalent" in row for row in rows) == 1
+    rows = [line for line in report.read_text(encoding="utf-8").splitlines() if line.startswith("| `dates._offset:")]
+    outcomes = [row.rsplit("|", 2)[1].strip() for row in rows]
+    assert rows and all(outcome == "killed" or outcome.startswith("survived: ") for outcome in outcomes)
+    assert "killed" in outcomes and any(outcome.startswith("survived: ") for outcome in outcomes)
+    assert "| `dates.parse_date:" not in report.read_text(encoding="utf-8")  # --only covers that function alone
