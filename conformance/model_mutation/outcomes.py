@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MODEL_PACKAGE = "conformance.model"
+METHOD_SEPARATOR = "\u01c1"  # mutmut names a method xǁClassǁmethod
 MODEL_MODULES = ("merge", "session", "writer", "identity", "dates", "store", "entry", "frontmatter")
 
 KILLED, TIMEOUT, CRASH = "killed", "killed (timeout)", "killed (crash)"
@@ -96,6 +97,13 @@ def _ordinal(name: str) -> int:
     return int(name.rpartition("__mutmut_")[2])
 
 
+def function_name(mangled: str) -> str:
+    """`merge_actions` for mutmut's `x_merge_actions`; `Class.method` for `xǁClassǁmethod`."""
+    if mangled.startswith("x_"):
+        return mangled[2:]
+    return ".".join(part for part in mangled.split(METHOD_SEPARATOR)[1:])
+
+
 def _function_sources(mutated_file: Path) -> dict[str, str]:
     """Generated function name -> its source, from mutmut's line index of a mutated module."""
     spans = json.loads(mutated_file.with_name(mutated_file.name + ".spans").read_text(encoding="utf-8"))["spans"]
@@ -119,6 +127,6 @@ def read_outcomes(workspace: Path) -> list[ModelMutant]:
             # The generated copies differ from the original only by their name and the mutation.
             original = sources[f"{mangled}__mutmut_orig"].replace(f"{mangled}__mutmut_orig", mangled)
             removed, added = changed_lines(original, sources[generated].replace(generated, mangled))
-            mutants.append(ModelMutant(name, module, mangled.removeprefix("x_"), removed, added,
+            mutants.append(ModelMutant(name, module, function_name(mangled), removed, added,
                                        status_of(exit_codes[name])))
     return with_identities(mutants)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import conformance
 from conformance import resources
+from conformance.model_mutation.outcomes import METHOD_SEPARATOR
 
 MUTMUT_CONFIG = """\
 # Written by `memoir-conform model-mutation` (conformance/model_mutation/workspace.py).
@@ -84,9 +85,14 @@ def build(project: Path) -> None:
 
 
 def mutmut_pattern(only: str) -> str:
-    """mutmut's name glob for `module` or `module.function` (itself a glob): `merge.merge_*`."""
+    """mutmut's name glob for `module`, `module.function` or `module.Class.method` (globs)."""
     module, _, function = only.partition(".")
-    return f"conformance.model.{module}.x_{function or '*'}__mutmut_*"
+    if not function:
+        return f"conformance.model.{module}.*"
+    if "." in function:
+        cls, _, method = function.partition(".")
+        return f"conformance.model.{module}.x{METHOD_SEPARATOR}{cls}{METHOD_SEPARATOR}{method}__mutmut_*"
+    return f"conformance.model.{module}.x_{function}__mutmut_*"
 
 
 def run_mutmut(project: Path, jobs: int, only: list[str] = ()) -> int:

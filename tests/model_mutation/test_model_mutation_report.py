@@ -21,7 +21,7 @@ from conformance.mutants.evaluate import load_selection
 
 REPORT = Path(__file__).resolve().parents[2] / "reports" / "model-mutation.md"
 MODEL_DIR = Path(merge.__file__).resolve().parent
-IDENTITY = re.compile(r"^(?P<module>[a-z]+)\.[A-Za-z0-9_]+:[0-9a-f]{10}(#[0-9]+)?$")
+IDENTITY = re.compile(r"^(?P<module>[a-z]+)\.[A-Za-z0-9_.]+:[0-9a-f]{10}(#[0-9]+)?$")
 
 
 def test_the_committed_report_is_of_the_current_corpus_and_model():
@@ -65,6 +65,11 @@ def test_the_same_change_twice_in_a_function_gets_a_second_identity():
     first, second = outcomes.with_identities(twice)
     assert second.identity == first.identity + "#2"
     assert first.identity == f"merge.f:{outcomes.change_digest(('x = 1',), ('x = 2',))}"
+
+
+def test_methods_are_named_class_dot_method():
+    assert outcomes.function_name("x_merge_actions") == "merge_actions"
+    assert outcomes.function_name("x\u01c1_Reader\u01c1read_value") == "_Reader.read_value"
 
 
 def test_changed_lines_and_selection():
