@@ -361,6 +361,26 @@ def _substitute(value: object, index: int) -> object:
     return value
 
 
+def repeat_order(count: int, order: str | None = None) -> list[int]:
+    """The indexes 1..count in the order a `$repeat` emits its copies.
+
+    "ascending" (the default) and "descending" are what they say; "shuffled"
+    is fixed: the middle index first, then alternately the lowest and the
+    highest left, so that from four copies on neither the first nor the last
+    copy holds the lowest or the highest index (a list on disk that is
+    sorted neither way, spec 4.1 rotation is by date, never by position).
+    """
+    indexes = list(range(1, count + 1))
+    if order == "descending":
+        return indexes[::-1]
+    if order != "shuffled" or not indexes:
+        return indexes
+    shuffled = [indexes.pop((count - 1) // 2)]
+    while indexes:
+        shuffled.append(indexes.pop(0 if len(shuffled) % 2 else -1))
+    return shuffled
+
+
 def _expand(value: object, caps: dict, parts: tuple) -> object:
     if isinstance(value, dict):
         return {key: _expand(item, caps, parts + (key,)) for key, item in value.items()}
@@ -374,7 +394,7 @@ def _expand(value: object, caps: dict, parts: tuple) -> object:
                 raise _ExpansionError(_json_path(parts + (position, "$repeat")), count)
             # Inner repeats are resolved first, so their {i} is their own index.
             item = _expand(element["item"], caps, parts + (position, "item"))
-            expanded.extend(_substitute(item, index) for index in range(1, count + 1))
+            expanded.extend(_substitute(item, index) for index in repeat_order(count, element.get("order")))
         else:
             expanded.append(_expand(element, caps, parts + (position,)))
     return expanded

@@ -15,6 +15,7 @@ from conformance.runner.vectors import (
     expand,
     load_corpus,
     materialise_store,
+    repeat_order,
     timestamp,
     vector_digest,
 )
@@ -131,6 +132,26 @@ def test_repeat_expands_with_caps_index_and_timestamps(vectors_root):
     assert expanded.expect[0]["count"] == 3
     assert expanded.expect[1]["order"] == ["action 001 of 1", "action 002 of 2"]
     assert loaded.digest == vector_digest(raw), "the digest is of the unexpanded vector"
+
+
+def test_repeat_order_descending_and_shuffled(vectors_root):
+    def texts(order):
+        raw = vector(f"t.{order}", input={
+            "local": {"version": 1, "current": {"goals": [
+                {"$repeat": "caps.goals", "order": order, "item": {"text": "g{i}", "set_on": "{ts}"}}]}},
+            "remote": {"version": 1}})
+        goals = expand(_loaded(vectors_root, raw), {**DEFAULT_CAPS, "goals": 6}).input["local"]["current"]["goals"]
+        return [goal["text"] for goal in goals]
+
+    assert texts("ascending") == ["g1", "g2", "g3", "g4", "g5", "g6"]
+    assert texts("descending") == ["g6", "g5", "g4", "g3", "g2", "g1"]
+    shuffled = texts("shuffled")
+    assert sorted(shuffled) == sorted(texts("ascending")) and shuffled[0] not in ("g1", "g6")
+    assert shuffled[-1] not in ("g1", "g6")
+    for count in range(4, 40):
+        order = repeat_order(count, "shuffled")
+        assert sorted(order) == list(range(1, count + 1))
+        assert {order[0], order[-1]}.isdisjoint({1, count}), count
 
 
 def test_timestamps_roll_over_hours():
