@@ -246,9 +246,10 @@ def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
     exist, base64 that decodes."""
     for parts, value in _walk(raw["input"], ("input",)):
         if isinstance(value, dict) and "$repeat" in value:
-            problem = _count_problem(value["$repeat"])
-            if problem:
-                yield _json_path(parts + ("$repeat",))[1:], problem
+            for key in ("$repeat", "start"):
+                problem = _count_problem(value[key]) if key in value else None
+                if problem:
+                    yield _json_path(parts + (key,))[1:], problem
         if isinstance(value, dict) and set(value) == {"$base64"} and isinstance(value["$base64"], str):
             try:
                 base64.b64decode(value["$base64"], validate=True)
@@ -265,9 +266,10 @@ def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
                 yield f".expect[{index}].count", problem
         for parts, value in _walk(check, ("expect", index)):
             if isinstance(value, dict) and "$repeat" in value:
-                problem = _count_problem(value["$repeat"])
-                if problem:
-                    yield _json_path(parts + ("$repeat",))[1:], problem
+                for key in ("$repeat", "start"):
+                    problem = _count_problem(value[key]) if key in value else None
+                    if problem:
+                        yield _json_path(parts + (key,))[1:], problem
 
 
 def _walk(value: object, parts: tuple) -> Iterable[tuple[tuple, object]]:
@@ -392,9 +394,12 @@ def _expand(value: object, caps: dict, parts: tuple) -> object:
             count = evaluate_count(element["$repeat"], caps)
             if isinstance(count, str):
                 raise _ExpansionError(_json_path(parts + (position, "$repeat")), count)
+            start = evaluate_count(element.get("start", 1), caps)
+            if isinstance(start, str):
+                raise _ExpansionError(_json_path(parts + (position, "start")), start)
             # Inner repeats are resolved first, so their {i} is their own index.
             item = _expand(element["item"], caps, parts + (position, "item"))
-            expanded.extend(_substitute(item, index) for index in repeat_order(count, element.get("order")))
+            expanded.extend(_substitute(item, start - 1 + index) for index in repeat_order(count, element.get("order")))
         else:
             expanded.append(_expand(element, caps, parts + (position,)))
     return expanded

@@ -154,6 +154,21 @@ def test_repeat_order_descending_and_shuffled(vectors_root):
         assert {order[0], order[-1]}.isdisjoint({1, count}), count
 
 
+def test_repeat_start_shifts_the_index_and_the_timestamp(vectors_root):
+    raw = vector("t.start", input={
+        "local": {"version": 1, "current": {"next_actions": [
+            {"$repeat": "caps.next_actions", "item": {"text": "a{i}", "added": "{ts}"}},
+            {"$repeat": "caps.next_actions", "start": "caps.next_actions+1", "order": "descending",
+             "item": {"text": "a{i}", "added": "{ts}"}}]}},
+        "remote": {"version": 1}},
+        expect=[{"path": "/live/next_actions", "identities": [{"$repeat": "caps.next_actions-1", "start": 2, "item": "a{i}"}]}])
+    expanded = expand(_loaded(vectors_root, raw), {**DEFAULT_CAPS, "next_actions": 3})
+    actions = expanded.input["local"]["current"]["next_actions"]
+    assert [a["text"] for a in actions] == ["a1", "a2", "a3", "a6", "a5", "a4"]
+    assert actions[3]["added"] == timestamp(6)
+    assert expanded.expect[0]["identities"] == ["a2", "a3"]
+
+
 def test_timestamps_roll_over_hours():
     assert timestamp(61) == "2026-01-01T01:01:00.000Z"
 
