@@ -7,6 +7,11 @@ counts as advisory-only, not covered. File-shape rules (level `validator`)
 are checked by `memoir-conform validate`, not by vectors; they are listed
 with the validator rules of their section and kept out of the gate.
 
+Boundary cases (`vectors/boundaries.json`): for each MUST, the kinds of
+boundary that apply to it, and for each kind the deciding vectors that cite
+the requirement and carry the kind's tag. A kind that applies but has no
+such vector is a boundary gap.
+
 `--spec 0.1` looks at the spec as it was: requirements introduced later
 are left out, and so are vectors citing any of them.
 """
@@ -17,9 +22,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from conformance import SPEC_VERSION
+from conformance.corpus.boundaries import BoundaryIndex
 from conformance.corpus.requirements import Requirement, section_key
 from conformance.corpus.requirements import version_key
 from conformance.runner.vectors import Vector
+
+
+@dataclass(frozen=True)
+class BoundaryCoverage:
+    """One boundary kind that applies to a requirement, and the deciding vectors of that kind citing it."""
+
+    kind: str
+    vectors: tuple[str, ...]
+    levels: tuple[str, ...]         # the levels (reader, writer, full) of those vectors
+
+    @property
+    def covered(self) -> bool:
+        return bool(self.vectors)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "vectors": list(self.vectors), "levels": list(self.levels)}
 
 
 @dataclass(frozen=True)
@@ -30,6 +52,7 @@ class RequirementCoverage:
     vectors: tuple[str, ...]        # ids of non-ambiguous vectors citing it
     advisory: tuple[str, ...]       # ids of ambiguous vectors citing it
     validator_rules: tuple[str, ...] = ()   # rule ids of the same section (validator-level only)
+    boundaries: tuple[BoundaryCoverage, ...] = ()   # the boundary kinds that apply to it
 
     @property
     def status(self) -> str:
@@ -53,6 +76,8 @@ class RequirementCoverage:
             data["untestable_reason"] = requirement.untestable_reason
         if self.validator_rules:
             data["validator_rules"] = list(self.validator_rules)
+        if self.boundaries:
+            data["boundaries"] = [boundary.to_json() for boundary in self.boundaries]
         return data
 
 
@@ -92,6 +117,18 @@ class CoverageReport:
     def summary_line(self) -> str:
         return "; ".join(self.tally(strength).line() for strength in ("MUST", "SHOULD"))
 
+    def boundary_cases(self) -> list[tuple[RequirementCoverage, BoundaryCoverage]]:
+        return [(row, boundary) for row in self.rows for boundary in row.boundaries]
+
+    def boundary_gaps(self) -> list[tuple[str, str]]:
+        """(requirement id, kind) of every boundary case that applies but has no deciding vector."""
+        return [(row.requirement.id, boundary.kind) for row, boundary in self.boundary_cases() if not boundary.covered]
+
+    def boundary_line(self) -> str:
+        cases = self.boundary_cases()
+        covered = sum(1 for _, boundary in cases if boundary.covered)
+        return f"boundary cases: {covered}/{len(cases)} covered (requirement x kind, vectors/boundaries.json)"
+
     def gaps(self, strength: str = "MUST") -> list[RequirementCoverage]:
         """Testable, vector-checked requirements of this strength without a non-ambiguous vector."""
         return [row for row in self.rows
@@ -110,9 +147,23 @@ class CoverageReport:
             "summary": {strength.lower(): self.tally(strength).__dict__ for strength in ("MUST", "SHOULD")},
             "summary_line": self.summary_line(),
             "gaps": [row.requirement.id for row in self.gaps("MUST") + self.gaps("SHOULD")],
+            "boundary_summary": self.boundary_line(),
+            "boundary_gaps": [f"{rid}: {kind}" for rid, kind in self.boundary_gaps()],
             "unknown_references": self.unknown_references,
             "requirements": [row.to_json() for _, rows in self.sections() for row in rows],
         }
+
+
+def _boundaries(index: BoundaryIndex | None, rid: str, deciding: list[Vector]) -> tuple[BoundaryCoverage, ...]:
+    if index is None:
+        return ()
+    found = []
+    for name in index.applies.get(rid, ()):
+        tag = index.kind(name).tag
+        of_kind = [vector for vector in deciding if tag in vector.tags]
+        levels = sorted({vector.level for vector in of_kind}, key=("reader", "writer", "full").index)
+        found.append(BoundaryCoverage(name, tuple(sorted(vector.id for vector in of_kind)), tuple(levels)))
+    return tuple(found)
 
 
 def existed_in(requirement: Requirement, spec: str) -> bool:
@@ -120,13 +171,16 @@ def existed_in(requirement: Requirement, spec: str) -> bool:
 
 
 def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec: str = SPEC_VERSION,
-            rules_by_section: dict[str, list[str]] | None = None) -> CoverageReport:
-    """Coverage of `requirements` (as of spec version `spec`) by `vectors`."""
+            rules_by_section: dict[str, list[str]] | None = None,
+            boundaries: BoundaryIndex | None = None) -> CoverageReport:
+    """Coverage of `requirements` (as of spec version `spec`) by `vectors`,
+    with the boundary cases of `boundaries` when given."""
     everything = {requirement.id: requirement for requirement in requirements}
     wanted = {rid: requirement for rid, requirement in everything.items() if existed_in(requirement, spec)}
     citing: dict[str, list[str]] = {rid: [] for rid in wanted}
     advisory: dict[str, list[str]] = {rid: [] for rid in wanted}
     unknown: dict[str, list[str]] = {}
+    deciding: dict[str, list[Vector]] = {rid: [] for rid in wanted}
     for vector in vectors:
         missing = [rid for rid in vector.requirements if rid not in everything]
         if missing:
@@ -137,11 +191,14 @@ def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec
         for rid in vector.requirements:
             if rid in wanted:
                 (advisory if vector.ambiguous else citing)[rid].append(vector.id)
+                if not vector.ambiguous:
+                    deciding[rid].append(vector)
     rules_by_section = rules_by_section or {}
     rows = [
         RequirementCoverage(
             requirement, tuple(sorted(citing[rid])), tuple(sorted(advisory[rid])),
             tuple(rules_by_section.get(requirement.section, ())) if requirement.level == "validator" else (),
+            _boundaries(boundaries, rid, deciding[rid]),
         )
         for rid, requirement in wanted.items()
     ]

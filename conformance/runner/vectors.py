@@ -29,7 +29,7 @@ from jsonschema.exceptions import best_match
 from conformance import resources
 from conformance.model.session import DEFAULT_CAPS
 
-SKIPPED_FILES = ("requirements.json",)
+SKIPPED_FILES = ("requirements.json", "boundaries.json")
 STORES_DIR = "stores"
 # Top-level folders of vectors/ that hold no vector files: golden stores,
 # and the validator's fixtures for the sibling formats (docs/sibling-formats.md).
@@ -127,7 +127,8 @@ def corpus_digest(vectors: Iterable[Vector]) -> str:
 
 def vector_files(root: Path) -> list[Path]:
     """Every vector file under `root`: `**/*.json`, minus the requirement
-    index, the golden stores and the sibling-format fixtures."""
+    index and the boundary-case index, the golden stores and the
+    sibling-format fixtures."""
     found = []
     for path in sorted(root.rglob("*.json")):
         relative = path.relative_to(root)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from conformance import reference
+from conformance.corpus.boundaries import TAG_PREFIX, load_boundaries
 from conformance.model.session import DEFAULT_CAPS
 from conformance.protocol.messages import Describe
 from conformance.runner.execute import PASS, run_vector
@@ -37,6 +38,17 @@ class CappedModel(ModelImplementation):
 
     def describe(self) -> Describe:
         return Describe.from_json({**reference.describe(), "caps": dict(self.context.caps)})
+
+
+def test_boundary_tags_name_known_kinds_and_checks_are_of_one_strength(corpus, requirements):
+    kinds = {kind.tag for kind in load_boundaries()[0].kinds}
+    strength = {requirement.id: requirement.strength for requirement in requirements}
+    for vector in corpus.vectors:
+        tags = {tag for tag in vector.tags if tag.startswith(TAG_PREFIX)}
+        assert tags <= kinds, (vector.id, tags - kinds)
+        if tags and not vector.ambiguous:
+            # A deciding boundary vector checks MUSTs only: no SHOULD rides along.
+            assert {strength[rid] for rid in vector.requirements} == {"MUST"}, vector.id
 
 
 def cap_independent(vector) -> bool:
