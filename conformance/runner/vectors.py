@@ -413,8 +413,25 @@ class _ExpansionError(Exception):
         self.message = message
 
 
+# Expansions already made, by (vector digest, vectors dir, caps). A mutation run
+# expands every vector once per adapter, all with the same caps, and the schema
+# check of a cap-sized expansion is most of what a vector costs the runner.
+_EXPANSIONS: dict[tuple, Vector | ExpansionProblem] = {}
+_EXPANSIONS_KEPT = 20_000
+
+
 def expand(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
     """The vector with every `$repeat` list and COUNT resolved against `caps`."""
+    key = (vector.digest, str(vector.root), tuple(sorted(caps.items())))
+    expanded = _EXPANSIONS.get(key)
+    if expanded is None:
+        if len(_EXPANSIONS) >= _EXPANSIONS_KEPT:
+            _EXPANSIONS.clear()
+        expanded = _EXPANSIONS[key] = _expand_vector(vector, caps)
+    return expanded
+
+
+def _expand_vector(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
     try:
         expanded_input = _expand(copy.deepcopy(vector.input), caps, ("input",))
         expanded_expect = []

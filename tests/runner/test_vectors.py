@@ -169,6 +169,16 @@ def test_repeat_start_shifts_the_index_and_the_timestamp(vectors_root):
     assert expanded.expect[0]["identities"] == ["a2", "a3"]
 
 
+def test_an_expansion_is_made_once_per_caps(vectors_root):
+    raw = vector("t.once", input={
+        "local": {"version": 1, "current": {"goals": [{"$repeat": "caps.goals", "item": {"text": "g{i}"}}]}},
+        "remote": {"version": 1}})
+    loaded = _loaded(vectors_root, raw)
+    small = {**DEFAULT_CAPS, "goals": 2}
+    assert expand(loaded, small) is expand(loaded, dict(small))
+    assert len(expand(loaded, {**DEFAULT_CAPS, "goals": 4}).input["local"]["current"]["goals"]) == 4
+
+
 def test_timestamps_roll_over_hours():
     assert timestamp(61) == "2026-01-01T01:01:00.000Z"
 
