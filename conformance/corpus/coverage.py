@@ -25,7 +25,7 @@ from conformance import SPEC_VERSION
 from conformance.corpus.boundaries import BoundaryIndex
 from conformance.corpus.requirements import Requirement, section_key
 from conformance.corpus.requirements import version_key
-from conformance.runner.vectors import Vector
+from conformance.runner.vectors import LEVELS, Vector
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def _boundaries(index: BoundaryIndex | None, rid: str, deciding: list[Vector]) -
     for name in index.applies.get(rid, ()):
         tag = index.kind(name).tag
         of_kind = [vector for vector in deciding if tag in vector.tags]
-        levels = sorted({vector.level for vector in of_kind}, key=("reader", "writer", "full").index)
+        levels = sorted({vector.level for vector in of_kind}, key=LEVELS.index)
         found.append(BoundaryCoverage(name, tuple(sorted(vector.id for vector in of_kind)), tuple(levels)))
     return tuple(found)
 
