@@ -16,6 +16,7 @@ from pathlib import Path
 from conformance.runner.checks import to_json_value
 from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
+from conformance.safe_text import printable
 
 
 def _section_key(section: str) -> tuple:
@@ -97,7 +98,17 @@ def build(record: RunRecord) -> ET.Element:
     return root
 
 
+def _printable_tree(root: ET.Element) -> ET.Element:
+    """Every text and attribute made printable: valid XML whatever an adapter or a file said."""
+    for element in root.iter():
+        if element.text:
+            element.text = printable(element.text, multiline=True)
+        for name, value in element.attrib.items():
+            element.set(name, printable(value, multiline=True))
+    return root
+
+
 def write(record: RunRecord, path: Path) -> None:
-    tree = ET.ElementTree(build(record))
+    tree = ET.ElementTree(_printable_tree(build(record)))
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
