@@ -70,7 +70,7 @@ class Context:
         return cls(machine_id=machine_id, machine_label=socket.gethostname() or None)
 
 
-def describe(name: str = "memoir-conform reference model") -> dict:
+def describe(name: str = "memoir-conform reference model", caps: dict | None = None) -> dict:
     return {
         "name": name,
         "version": __version__,
@@ -78,7 +78,7 @@ def describe(name: str = "memoir-conform reference model") -> dict:
         "spec": SPEC_VERSION,
         "claims": ["reader", "writer", "full"],
         "ops": ["describe", *READER_OPS, *WRITER_OPS, *FULL_OPS],
-        "caps": dict(DEFAULT_CAPS),
+        "caps": dict(caps or DEFAULT_CAPS),
     }
 
 

@@ -2,9 +2,13 @@
 
 - `vectors check [DIR...]`: every vector file valid (the runner's loader:
   schema, unique ids, golden stores), every cited requirement in the index,
-  every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
+  every check saying which requirements it checks where a vector's mix MUST
+  and SHOULD, every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
 - `vectors new --level L --section S [--op OP] [--id ID] [--out FILE]`: a
   valid skeleton vector, printed or added to FILE.
+- `vectors derive [--check]`: regenerate `vectors/derived/read-from-merge.json`,
+  the reader vectors derived from the merge vectors; with `--check`, exit 1
+  when the file is not what the merge vectors give.
 - `coverage [--json] [--spec V]`: which requirements have vectors, per
   section, and which boundary cases (`vectors/boundaries.json`) each MUST
   has deciding vectors for. Exit 0 when every testable MUST has a
@@ -25,9 +29,12 @@ from tabulate import tabulate
 
 from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
 from conformance.corpus import coverage as coverage_module
+from conformance.corpus import readers_from_merges
 from conformance.corpus import scaffold as scaffold_module
 from conformance.corpus.boundaries import BOUNDARY_FILE, BoundaryIndex, load_boundaries
 from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
+from conformance.runner.requirements import RequirementIndex
+from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -59,6 +66,14 @@ def register(subparsers) -> None:
     new.add_argument("--id", dest="vector_id", help="the vector's permanent id (default: a placeholder to rename)")
     new.add_argument("--out", type=Path, metavar="FILE", help="add the vector to this file (created if missing)")
     new.set_defaults(handler=run_new)
+
+    derive = actions.add_parser(
+        "derive", help="regenerate the reader vectors derived from the merge vectors",
+        description="Write vectors/derived/read-from-merge.json: for every merge vector, a read_store vector "
+                    "whose store holds the reference model's merge of its inputs. Exit codes: 0 written (or, with "
+                    "--check, up to date), 1 --check found it out of date, 2 the corpus cannot be read.")
+    derive.add_argument("--check", action="store_true", help="only compare; exit 1 when the file is out of date")
+    derive.set_defaults(handler=run_derive)
 
     cover = subparsers.add_parser(
         "coverage", help="which spec requirements have vectors, per section",
@@ -105,8 +120,14 @@ def check_corpus(dirs: list[Path]) -> CheckOutcome:
     known_ambiguities = documented_ambiguities()
     for vector in corpus.vectors:
         where = f"{vector.file}: vector {vector.id!r}"
-        if vector.ambiguity and known_ambiguities is not None and vector.ambiguity not in known_ambiguities:
-            outcome.warnings.append(f"{where}: ambiguity {vector.ambiguity} is not documented in docs/spec-ambiguities.md")
+        index = indexes.get(Path(vector.root).resolve())
+        if index is not None:
+            outcome.problems.extend(f"{where}: {problem}"
+                                    for problem in strength_problems(vector, RequirementIndex(index)))
+        named = sorted({e.ambiguity for e in vector.expectations() if e.ambiguity})
+        unknown = [amb for amb in named if known_ambiguities is not None and amb not in known_ambiguities]
+        if unknown:
+            outcome.warnings.append(f"{where}: ambiguity {', '.join(unknown)} is not documented in docs/spec-ambiguities.md")
         if vector.title.startswith(scaffold_module.TODO) or (vector.note or "").startswith(scaffold_module.TODO):
             outcome.warnings.append(f"{where}: still a scaffold (TODO in its title or note)")
     return outcome
@@ -131,7 +152,9 @@ def _tag_problems(root: Path, index: dict[str, Requirement] | None) -> dict[tupl
             name = f"{shown}: at {where}: vector {raw.get('id')!r}"
             messages = []
             tags = raw.get("tags") if isinstance(raw.get("tags"), list) else []
-            if "ambiguous" in tags and "ambiguity" not in raw:
+            checks = raw.get("expect") if isinstance(raw.get("expect"), list) else []
+            named = "ambiguity" in raw or any(isinstance(c, dict) and isinstance(c.get("ambiguity"), str) for c in checks)
+            if "ambiguous" in tags and not named:
                 messages.append(f"{name}: tagged 'ambiguous' but names no \"ambiguity\" (an AMB-... id of docs/spec-ambiguities.md)")
             if "ambiguity" in raw and "ambiguous" not in tags:
                 messages.append(f"{name}: names ambiguity {raw['ambiguity']!r} but lacks the tag 'ambiguous'")
@@ -170,6 +193,32 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     print(f"ok: {len(outcome.corpus.vectors)} vectors in {files} files, digest {outcome.corpus.digest[:16]}"
           + (f" ({len(outcome.warnings)} warning(s))" if outcome.warnings else ""))
+    return EXIT_OK
+
+
+# --- vectors derive ----------------------------------------------------------------
+
+def run_derive(args: argparse.Namespace) -> int:
+    root = resources.vectors_dir()
+    corpus = load_corpus([root])
+    if corpus.problems:
+        for problem in corpus.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    document = readers_from_merges.build(corpus.vectors)
+    wanted = readers_from_merges.text(document)
+    path = root / readers_from_merges.DERIVED_DIR / readers_from_merges.DERIVED_FILE
+    current = path.read_text(encoding="utf-8") if path.is_file() else None
+    if args.check:
+        if current == wanted:
+            print(f"ok: {path.relative_to(root.parent)} is up to date ({len(document['vectors'])} vectors)")
+            return EXIT_OK
+        print(f"{path.relative_to(root.parent)} is out of date: run `memoir-conform vectors derive` and commit it")
+        return EXIT_PROBLEMS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(wanted, encoding="utf-8")
+    print(f"wrote {len(document['vectors'])} reader vectors to {path.relative_to(root.parent)}"
+          + ("" if current != wanted else " (unchanged)"))
     return EXIT_OK
 
 

@@ -1,16 +1,17 @@
 """How well the vectors cover the requirement index.
 
-A requirement is *covered* when some vector that does not depend on an
-interpretation (no `ambiguous` tag) cites it: ambiguous vectors are
-advisory (docs/spec-ambiguities.md), so a requirement that only they cite
-counts as advisory-only, not covered. File-shape rules (level `validator`)
+A requirement is *covered* when some check that does not depend on an
+interpretation checks it (a check checks its own `requirements`, else its
+vector's): checks resting on an interpretation are advisory
+(docs/spec-ambiguities.md), so a requirement that only they check counts
+as advisory-only, not covered. File-shape rules (level `validator`)
 are checked by `memoir-conform validate`, not by vectors; they are listed
 with the validator rules of their section and kept out of the gate.
 
 Boundary cases (`vectors/boundaries.json`): for each MUST, the kinds of
-boundary that apply to it, and for each kind the deciding vectors that cite
-the requirement and carry the kind's tag. A kind that applies but has no
-such vector is a boundary gap.
+boundary that apply to it, and for each kind the vectors that carry the
+kind's tag and check the requirement with a check resting on no
+interpretation. A kind that applies but has no such vector is a boundary gap.
 
 `--spec 0.1` looks at the spec as it was: requirements introduced later
 are left out, and so are vectors citing any of them.
@@ -49,8 +50,8 @@ class RequirementCoverage:
     """One requirement and the vectors that cite it."""
 
     requirement: Requirement
-    vectors: tuple[str, ...]        # ids of non-ambiguous vectors citing it
-    advisory: tuple[str, ...]       # ids of ambiguous vectors citing it
+    vectors: tuple[str, ...]        # ids of vectors with a check of it that rests on no interpretation
+    advisory: tuple[str, ...]       # ids of vectors whose only checks of it are advisory
     validator_rules: tuple[str, ...] = ()   # rule ids of the same section (validator-level only)
     boundaries: tuple[BoundaryCoverage, ...] = ()   # the boundary kinds that apply to it
 
@@ -188,11 +189,13 @@ def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec
         # A vector citing a later requirement does not exist in that spec version.
         if any(rid in everything and rid not in wanted for rid in vector.requirements):
             continue
-        for rid in vector.requirements:
-            if rid in wanted:
-                (advisory if vector.ambiguous else citing)[rid].append(vector.id)
-                if not vector.ambiguous:
-                    deciding[rid].append(vector)
+        decided = {rid for e in vector.expectations() if not e.ambiguity for rid in e.requirements}
+        advised = {rid for e in vector.expectations() if e.ambiguity for rid in e.requirements} - decided
+        for rid in sorted(decided & set(wanted)):
+            citing[rid].append(vector.id)
+            deciding[rid].append(vector)
+        for rid in sorted(advised & set(wanted)):
+            advisory[rid].append(vector.id)
     rules_by_section = rules_by_section or {}
     rows = [
         RequirementCoverage(

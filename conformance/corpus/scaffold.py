@@ -115,6 +115,11 @@ def scaffold(requirements: list[Requirement], *, level: str, section: str, op: s
         "input": skeleton_input(op),
         "expect": skeleton_expect(op),
     }
+    musts = [r.id for r in candidates if r.mandatory]
+    if musts and len(musts) < len(candidates):
+        # MUST and SHOULD side by side: every check names the ones it checks.
+        for check in vector["expect"]:
+            check["requirements"] = musts
     problem = schema_problem({"vectors": [vector]})
     if problem:  # the schema changed under us: say so rather than write an invalid file
         raise ScaffoldError(f"the scaffold does not fit schema/vector.schema.json: {problem}")

@@ -38,8 +38,12 @@ def by_date(field: str) -> Callable[[dict], tuple]:
 
 
 def decision_rank(item: dict) -> tuple:
-    """The purged form beats any un-purged copy regardless of date (5.3.1)."""
-    return (is_purged(item), *by_date("date")(item))
+    """The purged form beats any un-purged copy regardless of date (5.3.1).
+    Of copies with equal dates a hidden one wins (AMB-TIE): a winner that
+    only inherits the tombstone would change its own rank, and re-merging
+    the result with an input would then pick the other copy (5.4, idempotent)."""
+    date, tie_break = by_date("date")(item)
+    return (is_purged(item), date, item.get("hidden") is True, tie_break)
 
 
 def newest_per_identity(items: Iterable[dict], rank: Callable[[dict], tuple]) -> dict[str, dict]:
@@ -96,7 +100,7 @@ def merge_actions(local: dict, remote: dict, tombstones: list[dict], caps: dict,
     for item in pool:
         if isinstance(item.get("parked_at"), str):
             key = item_key(item)
-            parked_since[key] = max(parked_since.get(key, item["parked_at"]), item["parked_at"], key=dates.sort_key)
+            parked_since[key] = max(parked_since.get(key, item["parked_at"]), item["parked_at"], key=_stamp_rank)
     done = tombstones_by_key(tombstones)
     open_actions = [a for a in winners.values() if not is_suppressed(a, done, "added")]
     newest_first = sorted(open_actions, key=lambda a: (dates.sort_key(a.get("added")), item_key(a)), reverse=True)
@@ -169,15 +173,21 @@ def merge_history(local: list[dict], remote: list[dict], cap: int) -> list[dict]
     return sorted(rows.values(), key=rank, reverse=True)[:cap]
 
 
+def _stamp_rank(value: str) -> tuple:
+    """Instants first; equal instants written differently by their text, so
+    that the choice does not depend on which side is local (5.4)."""
+    return dates.sort_key(value), value
+
+
 def pick_stamp(values: Iterable[object], latest: bool) -> str | None:
     """created_at takes the earlier, updated_at the later (5.2 step 5); an
     absent or unparseable value never wins over a real one (AMB-CREATED-AT)."""
     values = [v for v in values if isinstance(v, str)]
     parsed = [v for v in values if dates.parse_date(v) is not None]
-    if not parsed:
-        return values[0] if values else None
     chooser = max if latest else min
-    return chooser(parsed, key=lambda v: (dates.sort_key(v), v))
+    if not parsed:
+        return chooser(values) if values else None
+    return chooser(parsed, key=_stamp_rank)
 
 
 def merge_sessions(local: dict, remote: dict, caps: dict | None = None) -> dict:

@@ -131,6 +131,9 @@ class Describe:
     claims: tuple[str, ...]
     ops: tuple[str, ...]
     caps: Mapping[str, int]
+    # Where the spec offers a choice, the one this implementation made
+    # (docs/adapter-protocol.md, extension E14); absent: the spec's first option.
+    choices: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def from_json(cls, document: Any, *, at: str = "") -> Describe:
@@ -147,6 +150,7 @@ class Describe:
             claims=tuple(document["claims"]),
             ops=tuple(document["ops"]),
             caps=MappingProxyType(dict(document["caps"])),
+            choices=MappingProxyType(dict(document.get("choices", {}))),
         )
 
     def to_json(self) -> dict:
@@ -158,6 +162,7 @@ class Describe:
             "claims": list(self.claims),
             "ops": list(self.ops),
             "caps": dict(self.caps),
+            **({"choices": dict(self.choices)} if self.choices else {}),
         }
 
     def supports(self, op: str) -> bool:

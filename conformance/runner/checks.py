@@ -50,7 +50,8 @@ MISSING = _Missing()
 
 @dataclass(frozen=True)
 class CheckFailure:
-    """One failed check: expected against actual at a JSON Pointer."""
+    """One failed check: expected against actual at a JSON Pointer, and what
+    the check checks (its requirements, and the interpretation it rests on)."""
 
     path: str           # the deepest pointer where expected and actual differ
     check: str          # the keyword, e.g. "equals"
@@ -58,6 +59,8 @@ class CheckFailure:
     actual: object      # JSON value, or MISSING
     message: str
     note: str | None = None
+    requirements: tuple[str, ...] = ()
+    ambiguity: str | None = None
 
     def to_json(self) -> dict:
         data = {
@@ -66,9 +69,12 @@ class CheckFailure:
             "expected": to_json_value(self.expected),
             "actual": to_json_value(self.actual),
             "message": self.message,
+            "requirements": list(self.requirements),
         }
         if self.note:
             data["note"] = self.note
+        if self.ambiguity:
+            data["ambiguity"] = self.ambiguity
         return data
 
 
@@ -348,9 +354,17 @@ def _short(value: object, limit: int = 80) -> str:
 
 # --- the keywords ----------------------------------------------------------------
 
+# What a check says besides its keyword.
+ANNOTATIONS = ("path", "note", "requirements", "ambiguity")
+
+
+def check_keyword(check: dict) -> str:
+    return next(key for key in check if key not in ANNOTATIONS)
+
+
 def evaluate(check: dict, document: dict, files: FileContext | None = None) -> CheckFailure | None:
     """Evaluate one check; None when it holds."""
-    keyword = next(key for key in check if key not in ("path", "note"))
+    keyword = check_keyword(check)
     note = check.get("note")
     try:
         resolved = resolve(document, check["path"])
@@ -385,6 +399,14 @@ def check_equals(expected: object, resolved: Resolved, path: str, files: FileCon
     if found is None:
         return None
     return found.path, found.expected, found.actual, found.message
+
+
+def check_one_of(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+    if resolved.value is MISSING:
+        return path, expected, MISSING, f"nothing at {path}"
+    if any(difference(option, resolved.value, resolved.pointer) is None for option in expected):
+        return None
+    return resolved.pointer, expected, resolved.value, f"expected one of {_short(expected, 200)}, found {_short(resolved.value)}"
 
 
 def _collect(resolved: Resolved, expected: object, path: str) -> _Collection | _Result:
@@ -592,6 +614,7 @@ def check_preserved(expected: bool, resolved: Resolved, path: str, files: FileCo
 
 KEYWORDS: dict[str, Callable[[object, Resolved, str, FileContext | None], _Result]] = {
     "equals": check_equals,
+    "one_of": check_one_of,
     "identities": check_identities,
     "contains": check_contains,
     "excludes": check_excludes,

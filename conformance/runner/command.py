@@ -27,6 +27,7 @@ from conformance.runner.implementations import AdapterImplementation, ModelImple
 from conformance.runner.requirements import RequirementIndex, load_requirements
 from conformance.runner.run import DEFAULT_GIVE_UP_AFTER, RunRecord, run_vectors
 from conformance.runner.selection import Filters, select
+from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, load_corpus
 from conformance.options import (
     adapter_limits,
@@ -49,9 +50,11 @@ Without --adapter, the bundled reference adapter is run."""
 EPILOG = """\
 exit codes:
   0  the claimed level was earned (the highest of the adapter's describe
-     claims, or --claim), and no expected failure passed or went stale;
-     for a filtered run (--level, --section, --tag, -k), which grades no
-     level: every selected MUST vector passed
+     claims, or --claim), or would be but for failures waived by
+     --expect-fail (then it is reported as not earned, with the waivers
+     named), and no expected failure passed or went stale; for a filtered
+     run (--level, --section, --tag, -k), which grades no level: no
+     selected vector failed a MUST check
   1  the claimed level was not earned, or an --expect-fail entry passed
      (xpass: remove it) or is stale (its digest no longer matches the
      vector: re-check the vector and update the entry)
@@ -161,6 +164,12 @@ def run_command(args) -> int:
         return _error(f"{len(corpus.problems)} problem(s) in the vector files; nothing was run")
     index = _requirements(list(args.vectors))
     notes = [index.problem] if index.problem else []
+    mixed = [f"{vector.file}: vector {vector.id!r}: {problem}"
+             for vector in corpus.vectors for problem in strength_problems(vector, index)]
+    if mixed:
+        for problem in mixed:
+            print(f"invalid vector file: {problem}", file=sys.stderr)
+        return _error(f"{len(mixed)} problem(s): checks that do not say which requirements they check; nothing was run")
 
     expected = []
     if args.expect_fail:
@@ -211,7 +220,8 @@ def run_command(args) -> int:
         progress.done()
         graded = grade_vectors(vectors, results, index, expected)
         claimed = claimed_level(described.claims, args.claim)
-        graded_run = grade(graded, args.spec, claimed, filtered=filters.active)
+        graded_run = grade(graded, args.spec, claimed, filtered=filters.active,
+                           waived_by=str(args.expect_fail) if args.expect_fail else None)
         record = RunRecord(
             kit_version=__version__, spec=args.spec, corpus_digest=corpus.digest,
             implementation=implementation.label, mode=implementation.mode, described=described,

@@ -7,11 +7,16 @@ vector's checks point into (docs/architecture.md, "Result documents"): for
 model, never through the adapter. Two vectors are driven by the runner:
 `concurrent_writes` (spec 4.1: a locked read-mutate-write cycle loses no
 update) and `atomic_writes` (spec 4.1: a reader never sees a half-written
-session.json).
+session.json). Derived vectors (`conformance.runner.derived`) re-run a
+merge vector's inputs swapped and re-merged (spec 5.4).
 
-The outcome is `pass`, `fail` (with the failed checks), `error` (the
-adapter broke the protocol, or the vector cannot run here) or
-`not_applicable` (the adapter does not do an op the vector needs).
+The outcome is `pass`, `fail` (with the failed checks, each carrying the
+requirements it checks), `error` (the adapter broke the protocol) or
+`not_applicable`, of one of four kinds: the adapter does not do an op the
+vector needs (`op`: the levels that need it are not earned), it refused a
+MAY feature of the spec (`feature`), it made another choice where the spec
+offers one (`choice`), or its declared caps are too small for the case
+(`caps`). Only the first kind blocks a level.
 """
 
 from __future__ import annotations
@@ -22,26 +27,33 @@ import shutil
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.model import store as model_store
 from conformance.model.identity import text_hash
-from conformance.model.session import load_session_data, load_session_text, render
+from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
-from conformance.runner.checks import CheckFailure, FileContext, evaluate_all
+from conformance.runner.checks import CheckFailure, FileContext, difference, evaluate
 from conformance.runner.implementations import Implementation
 from conformance.runner.vectors import (
+    DEFAULT_CHOICES,
+    FEATURES,
+    Expectation,
     ExpansionProblem,
     Vector,
+    canonical_json,
     content_text,
     effective_caps,
     expand,
     materialise_store,
+    session_text,
     snapshot,
 )
 
 PASS, FAIL, ERROR, NOT_APPLICABLE = "pass", "fail", "error", "not_applicable"
+# Kinds of not applicable; only NA_OP keeps a level from being earned.
+NA_OP, NA_FEATURE, NA_CHOICE, NA_CAPS = "op", "feature", "choice", "caps"
 SCRATCH = "<scratch>"
 SHOWN_CHARS = 4000
 REFUSALS = ("response", "expect_error")
@@ -55,6 +67,7 @@ class VectorResult:
     outcome: str                       # pass, fail, error, not_applicable
     failures: list[CheckFailure] = field(default_factory=list)
     detail: str | None = None          # the fault, or why not applicable
+    na_kind: str | None = None         # for not_applicable: NA_OP, NA_FEATURE, NA_CHOICE or NA_CAPS
     stderr_tail: str = ""
     sent: list[dict] = field(default_factory=list)   # [{"op", "args"}], abbreviated, scratch paths masked
     duration: float = 0.0
@@ -63,11 +76,12 @@ class VectorResult:
 class _Stop(Exception):
     """Ends a vector early with an outcome other than pass or fail."""
 
-    def __init__(self, outcome: str, detail: str, stderr_tail: str = ""):
+    def __init__(self, outcome: str, detail: str, stderr_tail: str = "", na_kind: str | None = None):
         super().__init__(detail)
         self.outcome = outcome
         self.detail = detail
         self.stderr_tail = stderr_tail
+        self.na_kind = na_kind
 
 
 def required_ops(vector: Vector) -> list[str]:
@@ -76,6 +90,8 @@ def required_ops(vector: Vector) -> list[str]:
         return sorted({step["op"] for step in vector.input["steps"]})
     if vector.op == "concurrent_writes":
         return ["add_next_action"]
+    if vector.base is not None:
+        return required_ops(vector.base)
     if vector.op == "atomic_writes":
         return ["add_question", "record_session"]
     return [vector.op]
@@ -103,42 +119,70 @@ class _Session:
     def record(self, op: str, args: dict) -> None:
         self.sent.append({"op": op, "args": _abbreviate(args, str(self.scratch))})
 
-    def call(self, op: str, args: dict) -> OkResponse | ErrorResponse:
+    def call(self, op: str, args: dict, feature: str | None = None) -> OkResponse | ErrorResponse:
         self.record(op, args)
-        return self.judge(op, self.implementation.call(op, args))
+        return self.judge(op, self.implementation.call(op, args), feature)
 
-    def judge(self, op: str, outcome: Outcome) -> OkResponse | ErrorResponse:
+    def judge(self, op: str, outcome: Outcome, feature: str | None = None) -> OkResponse | ErrorResponse:
         if isinstance(outcome, AdapterFault):
             tail = outcome.stderr_tail or self.implementation.stderr_tail()
             raise _Stop(ERROR, str(outcome), tail)
         if isinstance(outcome, ErrorResponse) and outcome.kind == "unsupported":
-            raise _Stop(NOT_APPLICABLE, f"the adapter answered {op} with unsupported: {outcome.message}")
+            if feature:
+                raise _Stop(NOT_APPLICABLE, f"the adapter refused the MAY feature {feature} (spec {FEATURES[feature]}) "
+                                            f"with unsupported: {outcome.message}", na_kind=NA_FEATURE)
+            raise _Stop(NOT_APPLICABLE, f"the adapter answered {op} with unsupported: {outcome.message}", na_kind=NA_OP)
         return outcome
+
+
+def inapplicable(vector: Vector, described: Describe) -> VectorResult | None:
+    """Not applicable before anything is sent: a choice the implementation made
+    otherwise, or declared caps too small for the case."""
+    choices = {**DEFAULT_CHOICES, **described.choices}
+    other = {name: value for name, value in vector.choices.items() if choices.get(name) != value}
+    if other:
+        said = ", ".join(f"{name} {choices.get(name)!r} (this vector needs {value!r})" for name, value in other.items())
+        return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_CHOICE,
+                            detail=f"the implementation chose {said} where the spec offers a choice")
+    caps = effective_caps(described.caps)
+    small = {name: least for name, least in vector.min_caps.items() if caps.get(name, 0) < least}
+    if small:
+        said = ", ".join(f"{name} {caps.get(name)} < {least}" for name, least in small.items())
+        return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_CAPS,
+                            detail=f"the declared caps are too small to show this case ({said})")
+    return None
 
 
 def run_vector(vector: Vector, implementation: Implementation, described: Describe, workdir: Path) -> VectorResult:
     """Run one vector in a fresh scratch directory under `workdir`."""
     started = time.monotonic()
+    skipped = inapplicable(vector, described)
+    if skipped:
+        return skipped
     expanded = expand(vector, effective_caps(described.caps))
     if isinstance(expanded, ExpansionProblem):
-        return VectorResult(vector.id, ERROR, detail=f"the vector cannot run with these caps: {expanded}")
+        return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_CAPS,
+                            detail=f"the vector cannot run with the declared caps: {expanded}")
     missing = [op for op in required_ops(expanded) if not described.supports(op)]
     if missing:
-        return VectorResult(vector.id, NOT_APPLICABLE,
+        return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
                             detail=f"the adapter does not declare op{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-    scratch = Path(workdir) / _scratch_name(vector.id)
+    # Made by the ops that put a store in it (merge_sessions sends texts only):
+    # on a slow disk a directory made and removed per vector is most of a run.
+    scratch = (Path(workdir) / _scratch_name(vector.id)).resolve()
     shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir(parents=True)
-    session = _Session(implementation, scratch.resolve())
+    session = _Session(implementation, scratch)
     try:
-        document, files, failures = OPS[expanded.op](expanded, session, effective_caps(described.caps))
+        run = DERIVED_OPS[(expanded.derived, expanded.op)] if expanded.derived else OPS[expanded.op]
+        document, files, failures = run(expanded, session, effective_caps(described.caps))
         # When the op itself was refused, the checks would only repeat that.
         if not any(failure.check in REFUSALS for failure in failures):
-            failures = failures + evaluate_all(expanded.expect, document, files)
+            failures = failures + evaluate_checks(expanded, document, files)
         outcome = FAIL if failures else PASS
         result = VectorResult(vector.id, outcome, failures)
     except _Stop as stop:
-        result = VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail)
+        result = VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
+                              na_kind=stop.na_kind)
     except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
         result = VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
                                                        f"{type(error).__name__}: {error}",
@@ -148,6 +192,21 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     result.sent = session.sent
     result.duration = time.monotonic() - started
     return result
+
+
+def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -> list[CheckFailure]:
+    """The vector's failed checks, each with the requirements it checks and
+    the interpretation it rests on."""
+    failures = []
+    for check in vector.expect:
+        failure = evaluate(check, document, files)
+        if failure is not None:
+            failures.append(annotated(failure, vector.check_expectation(check)))
+    return failures
+
+
+def annotated(failure: CheckFailure, expectation: Expectation) -> CheckFailure:
+    return replace(failure, requirements=expectation.requirements, ambiguity=expectation.ambiguity)
 
 
 def _scratch_name(vector_id: str) -> str:
@@ -191,9 +250,11 @@ def _entries_by_link(entries: object) -> dict:
     return by_link
 
 
-def _response_failure(op: str, response: ErrorResponse, path: str = "") -> CheckFailure:
-    return CheckFailure(path, "response", "an ok response", response.to_json()["error"],
-                        f"{op} was answered with an error ({response.kind}): {response.message}")
+def _response_failure(vector: Vector, op: str, response: ErrorResponse, path: str = "") -> CheckFailure:
+    """An op refused where the vector allows no refusal: nothing it expects was shown."""
+    return annotated(CheckFailure(path, "response", "an ok response", response.to_json()["error"],
+                                  f"{op} was answered with an error ({response.kind}): {response.message}"),
+                     vector.refusal_expectation())
 
 
 # --- the ops ---------------------------------------------------------------------
@@ -201,14 +262,24 @@ def _response_failure(op: str, response: ErrorResponse, path: str = "") -> Check
 Built = tuple[dict, FileContext | None, list[CheckFailure]]
 
 
-def run_merge_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
-    args = {"local": content_text(vector.input["local"]), "remote": content_text(vector.input["remote"])}
-    response = session.call("merge_sessions", args)
+def _merge_texts(session: _Session, vector: Vector, local: str, remote: str) -> dict | CheckFailure:
+    """The merged session of two replica texts, or the failure of a refused merge."""
+    response = session.call("merge_sessions", {"local": local, "remote": remote})
     if isinstance(response, ErrorResponse):
-        return {}, None, [_response_failure("merge_sessions", response)]
-    merged = response.result.get("session")
+        return _response_failure(vector, "merge_sessions", response)
+    return response.result.get("session")
+
+
+def _session_document(merged: object) -> dict:
     live = render(load_session_data(merged).session) if isinstance(merged, dict) else {}
-    return {"session": merged, "live": live}, None, []
+    return {"session": merged, "live": live}
+
+
+def run_merge_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
+    merged = _merge_texts(session, vector, content_text(vector.input["local"]), content_text(vector.input["remote"]))
+    if isinstance(merged, CheckFailure):
+        return {}, None, [merged]
+    return _session_document(merged), None, []
 
 
 def run_read_store(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -218,7 +289,7 @@ def run_read_store(vector: Vector, session: _Session, caps: dict) -> Built:
     after = snapshot(store)
     files = FileContext({"files": original}, {"files": after})
     if isinstance(response, ErrorResponse):
-        return {"files": file_texts(after)}, files, [_response_failure("read_store", response)]
+        return {"files": file_texts(after)}, files, [_response_failure(vector, "read_store", response)]
     document = {
         "entries": _entries_by_link(response.result.get("entries")),
         "session": response.result.get("session"),
@@ -234,7 +305,7 @@ def run_write(vector: Vector, session: _Session, caps: dict) -> Built:
     steps: list[dict] = []
     for index, step in enumerate(vector.input["steps"]):
         args = {**step.get("args", {}), "store": str(store)}
-        response = session.call(step["op"], args)
+        response = session.call(step["op"], args, step.get("feature"))
         if isinstance(response, OkResponse):
             steps.append({"op": step["op"], "ok": True, "result": dict(response.result)})
         else:
@@ -242,11 +313,13 @@ def run_write(vector: Vector, session: _Session, caps: dict) -> Built:
         wanted = step.get("expect_error")
         if wanted and (isinstance(response, OkResponse) or response.kind != wanted):
             actual = "ok" if isinstance(response, OkResponse) else steps[-1]["error"]
-            failures.append(CheckFailure(f"/steps/{index}", "expect_error", {"kind": wanted}, actual,
-                                         f"step {index} ({step['op']}) should be refused with {wanted}"))
+            failures.append(annotated(CheckFailure(f"/steps/{index}", "expect_error", {"kind": wanted}, actual,
+                                                   f"step {index} ({step['op']}) should be refused with {wanted}"),
+                                      vector.default_expectation))
             break
-        if not wanted and isinstance(response, ErrorResponse):
-            failures.append(_response_failure(step["op"], response, f"/steps/{index}"))
+        allowed = step.get("may_refuse", ()) if not wanted else (wanted,)
+        if isinstance(response, ErrorResponse) and response.kind not in allowed:
+            failures.append(_response_failure(vector, step["op"], response, f"/steps/{index}"))
             break
     document = store_document(store)
     document["steps"] = steps
@@ -254,13 +327,18 @@ def run_write(vector: Vector, session: _Session, caps: dict) -> Built:
     return document, files, failures
 
 
+def _merge_store_dirs(session: _Session, vector: Vector, local: Path, remote: Path, out: Path) -> CheckFailure | None:
+    out.mkdir(parents=True)
+    response = session.call("merge_stores", {"local": str(local), "remote": str(remote), "out": str(out)})
+    return None if isinstance(response, OkResponse) else _response_failure(vector, "merge_stores", response)
+
+
 def run_merge_stores(vector: Vector, session: _Session, caps: dict) -> Built:
     local, remote, out = (session.scratch / name for name in ("local", "remote", "out"))
     local_original = materialise_store(vector.input["local"], vector.root, local)
     remote_original = materialise_store(vector.input["remote"], vector.root, remote)
-    out.mkdir()
-    response = session.call("merge_stores", {"local": str(local), "remote": str(remote), "out": str(out)})
-    failures = [] if isinstance(response, OkResponse) else [_response_failure("merge_stores", response)]
+    refused = _merge_store_dirs(session, vector, local, remote, out)
+    failures = [refused] if refused else []
     document = store_document(out)
     local_after, remote_after = snapshot(local), snapshot(remote)
     document["local_files"] = file_texts(local_after)
@@ -277,39 +355,80 @@ def _open_action_keys(document: dict) -> set[str]:
     return {text_hash(text) for text in live.get("next_actions", []) + live.get("parked_actions", [])}
 
 
+def concurrent_load(processes: int, per_process: int, room: int) -> tuple[int, int]:
+    """The vector's load scaled down to fit `room` open actions: as many of
+    the processes as fit, each with as many actions as fit."""
+    per_process = min(per_process, room // processes)
+    if per_process >= 1:
+        return processes, per_process
+    return min(processes, room), 1
+
+
+# The requirements the concurrency vector's own checks check (spec 4.1).
+SERIALIZED = ("S4.1-serialize-read-mutate-write", "S8-writer-atomic-locked")
+ROTATES_TO_PARKED = ("S4.1-next-actions-rotate-to-parked",)
+
+
 def run_concurrent_writes(vector: Vector, session: _Session, caps: dict) -> Built:
-    """K processes each add M actions to one store at once; none may be lost (spec 4.1)."""
-    processes, per_process = vector.input["processes"], vector.input["actions_per_process"]
-    store = session.scratch / "store"
+    """K processes add actions to one store at once; none may be lost (spec 4.1).
+
+    The load fits the declared caps (next_actions + parked_actions, less what
+    the store holds already), so a correct writer keeps every action. The
+    same adds, one after another in a second store, are the control: what
+    the control loses is rotation (or caps other than the declared ones),
+    and only losses beyond it are lost updates."""
+    store, control = session.scratch / "store", session.scratch / "control"
     original = materialise_store(vector.input.get("store"), vector.root, store)
+    materialise_store(vector.input.get("store"), vector.root, control)
     room = caps["next_actions"] + caps["parked_actions"] - len(_open_action_keys(store_document(store)))
-    if processes * per_process > room:
-        raise _Stop(ERROR, f"the vector adds {processes * per_process} actions but the adapter's caps "
-                           f"(next_actions {caps['next_actions']} + parked_actions {caps['parked_actions']}) "
-                           f"hold only {room} more: a drop could be a legal cap rotation")
+    processes, per_process = concurrent_load(vector.input["processes"], vector.input["actions_per_process"], room)
+    if processes < 2:
+        raise _Stop(NOT_APPLICABLE, f"the declared caps leave room for {room} more open actions: "
+                                    "too few for two concurrent writers", na_kind=NA_CAPS)
     texts = [[f"concurrent writer {p + 1} action {m + 1:03d}" for m in range(per_process)] for p in range(processes)]
+    written = [text for job in texts for text in job]
+    load = {"processes": processes, "actions_per_process": per_process}
+    failures: list[CheckFailure] = []
+
+    session.record("sequential_control", {"store": str(control), **load})
+    for text in written:
+        outcome = session.judge("add_next_action", session.implementation.call(
+            "add_next_action", {"store": str(control), "text": text}))
+        if isinstance(outcome, ErrorResponse):
+            return {"load": load}, None, [_response_failure(vector, "add_next_action", outcome, "/control")]
+    kept = _open_action_keys(store_document(control))
+    control_missing = [text for text in written if text_hash(text) not in kept]
+
     jobs = [[("add_next_action", {"store": str(store), "text": text}) for text in job] for job in texts]
-    session.record("concurrent_writes", {"store": str(store), "processes": processes, "actions_per_process": per_process})
+    session.record("concurrent_writes", {"store": str(store), **load})
     outcomes = session.implementation.call_in_parallel(jobs)
     if isinstance(outcomes, AdapterFault):
         session.judge("add_next_action", outcomes)
-    failures = []
     for process_index, results in enumerate(outcomes):
         for call_index, outcome in enumerate(results):
             outcome = session.judge("add_next_action", outcome)
             if isinstance(outcome, ErrorResponse) and not failures:
-                failures.append(_response_failure("add_next_action", outcome, f"/calls/{process_index}/{call_index}"))
+                failures.append(_response_failure(vector, "add_next_action", outcome,
+                                                  f"/calls/{process_index}/{call_index}"))
     document = store_document(store)
-    written = [text for job in texts for text in job]
     present = _open_action_keys(document)
-    document["written"] = written
-    document["missing"] = [text for text in written if text_hash(text) not in present]
-    if document["missing"]:
+    document.update(load=load, written=written, control_missing=control_missing,
+                    missing=[text for text in written if text_hash(text) not in present])
+    if control_missing:
         failures.append(CheckFailure(
-            "/missing", "no_lost_update", [], document["missing"],
-            f"{len(document['missing'])} of {len(written)} actions added concurrently are neither live nor parked: "
-            "the read-mutate-write cycle is not serialized (spec 4.1)",
-        ))
+            "/control_missing", "sequential_control", [], control_missing,
+            f"{len(control_missing)} of {len(written)} actions added one after another (no concurrency) are "
+            f"neither live nor parked, though the declared caps (next_actions {caps['next_actions']} + "
+            f"parked_actions {caps['parked_actions']}) hold them: actions are dropped instead of parked, or the "
+            "caps in describe are not the implementation's (spec 4.1); not counted as lost updates",
+            requirements=ROTATES_TO_PARKED))
+    lost = len(document["missing"]) - len(control_missing)
+    if lost > 0:
+        failures.append(CheckFailure(
+            "/missing", "no_lost_update", control_missing, document["missing"],
+            f"{lost} of {len(written)} actions added by {processes} concurrent writers are lost beyond what the "
+            "sequential control run lost: the read-mutate-write cycle is not serialized (spec 4.1)",
+            requirements=SERIALIZED))
     return document, FileContext({"files": original}, {"files": snapshot(store)}), failures
 
 
@@ -370,7 +489,7 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
             # Only the first call is recorded: the others differ by their number.
             response = session.call(op, args) if index < 2 else session.judge(op, session.implementation.call(op, args))
             if isinstance(response, ErrorResponse):
-                failures.append(_response_failure(op, response, f"/writes/{index}"))
+                failures.append(_response_failure(vector, op, response, f"/writes/{index}"))
                 break
     document = store_document(store)
     document.update({"reads": poller.reads, "partial_reads": poller.partial_reads})
@@ -382,9 +501,154 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
             f"{poller.partial_reads} of {poller.reads} reads of session.json were not whole JSON; "
             f"the first (read {first['read']}, {first['bytes']} bytes, starting {first['head']!r}) failed: "
             f"{first['error']}. Write a temp file and rename it (spec 4.1)",
-        ))
+            requirements=vector.requirements))
     return document, FileContext({"files": original}, {"files": snapshot(store)}), failures
 
+
+# --- derived vectors: merge invariants (spec 5.4) ---------------------------------
+
+def comparable_session(session: object, keep_unknown: bool) -> object:
+    """A session as the merge invariants compare it: lists as sets (ordering
+    is free, spec 5.4), `parked_at` left out (AMB-PARKED-AT: when a merge
+    parks an action, 4.1's "when it overflowed" and 5.4's convergence are
+    read differently), keys the merge does not know kept only on request."""
+    if not isinstance(session, dict):
+        return session
+
+    def unordered(value: object) -> object:
+        if not isinstance(value, list):
+            return value
+        items = [{k: v for k, v in item.items() if k != "parked_at"} if isinstance(item, dict) else item
+                 for item in value]
+        return sorted(items, key=canonical_json)
+
+    compared = {}
+    for key, value in session.items():
+        if key == "current" and isinstance(value, dict):
+            compared[key] = {name: unordered(items) for name, items in value.items()
+                             if keep_unknown or name in KNOWN_LISTS}
+        elif key == "history":
+            compared[key] = unordered(value)
+        elif keep_unknown or key in KNOWN_TOP_LEVEL:
+            compared[key] = value
+    return compared
+
+
+def _invariant_failure(vector: Vector, check: str, expected: object, actual: object, path: str,
+                       what: str) -> CheckFailure | None:
+    found = difference(expected, actual, path)
+    if found is None:
+        return None
+    return annotated(CheckFailure(found.path, check, found.expected, found.actual, f"{what}: {found.message}"),
+                     vector.default_expectation)
+
+
+def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
+    """merge(A, B) and merge(B, A) carry the same data (spec 5.4: commutative
+    up to ordering), keys neither side's merge knows excepted (local wins)."""
+    a, b = content_text(vector.input["local"]), content_text(vector.input["remote"])
+    document = {}
+    for name, pair in (("ab", (a, b)), ("ba", (b, a))):
+        merged = _merge_texts(session, vector, *pair)
+        if isinstance(merged, CheckFailure):
+            return document, None, [merged]
+        document[name] = _session_document(merged)
+    failure = _invariant_failure(
+        vector, "commutative", comparable_session(document["ab"]["session"], False),
+        comparable_session(document["ba"]["session"], False), "/ba/session",
+        "merge(A, B) (expected) and merge(B, A) (actual) differ")
+    return document, None, [failure] if failure else []
+
+
+def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
+    """With M = merge(A, B): merge(M, M), merge(M, A) and merge(M, B) are all M
+    (spec 5.4: merging a replica with itself is a no-op; re-merging an input
+    brings nothing new)."""
+    a, b = content_text(vector.input["local"]), content_text(vector.input["remote"])
+    merged = _merge_texts(session, vector, a, b)
+    if isinstance(merged, CheckFailure):
+        return {}, None, [merged]
+    document = {"merged": _session_document(merged)}
+    m = session_text(merged) if isinstance(merged, dict) else json.dumps(merged)
+    failures = []
+    for name, other, what in (("self", m, "M with itself"), ("with_local", a, "M with A again"),
+                              ("with_remote", b, "M with B again")):
+        again = _merge_texts(session, vector, m, other)
+        if isinstance(again, CheckFailure):
+            return document, None, [again]
+        document[name] = _session_document(again)
+        failure = _invariant_failure(vector, "idempotent", comparable_session(merged, True),
+                                     comparable_session(again, True), f"/{name}/session",
+                                     f"merging the result M = merge(A, B) (expected) {what} changed it (actual)")
+        if failure:
+            failures.append(failure)
+    return document, None, failures
+
+
+def store_view(store: Path) -> dict:
+    """A merged store as the invariants compare it: its entries as the
+    reference model reads them, and its session."""
+    document = store_document(store)
+    entries = {link: {key: entry.get(key) for key in ("status", "type", "name", "fields", "body")}
+               for link, entry in document["entries"].items()}
+    return {"entries": entries, "session": document.get("session")}
+
+
+def _comparable_store(view: dict, keep_unknown: bool) -> dict:
+    return {"entries": view["entries"], "session": comparable_session(view["session"], keep_unknown)}
+
+
+def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
+    """merge_stores(L, R) and merge_stores(R, L) hold the same entries and session (spec 5.4)."""
+    document = {}
+    for name, first, second in (("ab", "local", "remote"), ("ba", "remote", "local")):
+        left, right = session.scratch / name / "local", session.scratch / name / "remote"
+        materialise_store(vector.input[first], vector.root, left)
+        materialise_store(vector.input[second], vector.root, right)
+        refused = _merge_store_dirs(session, vector, left, right, session.scratch / name / "out")
+        if refused:
+            return document, None, [refused]
+        document[name] = store_view(session.scratch / name / "out")
+    failure = _invariant_failure(vector, "commutative", _comparable_store(document["ab"], False),
+                                 _comparable_store(document["ba"], False), "/ba",
+                                 "merge_stores(L, R) (expected) and merge_stores(R, L) (actual) differ")
+    return document, None, [failure] if failure else []
+
+
+def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Built:
+    """With M = merge_stores(L, R): merging M with itself, with L or with R gives M again (spec 5.4)."""
+    merged = session.scratch / "merged"
+    local, remote = session.scratch / "local", session.scratch / "remote"
+    materialise_store(vector.input["local"], vector.root, local)
+    materialise_store(vector.input["remote"], vector.root, remote)
+    refused = _merge_store_dirs(session, vector, local, remote, merged)
+    if refused:
+        return {}, None, [refused]
+    document = {"merged": store_view(merged)}
+    failures = []
+    for name, other, what in (("self", merged, "M with itself"), ("with_local", local, "M with L again"),
+                              ("with_remote", remote, "M with R again")):
+        left, right = session.scratch / name / "m", session.scratch / name / "other"
+        shutil.copytree(merged, left)
+        shutil.copytree(other, right)
+        refused = _merge_store_dirs(session, vector, left, right, session.scratch / name / "out")
+        if refused:
+            return document, None, [refused]
+        document[name] = store_view(session.scratch / name / "out")
+        failure = _invariant_failure(vector, "idempotent", _comparable_store(document["merged"], True),
+                                     _comparable_store(document[name], True), f"/{name}",
+                                     f"merging the result M = merge_stores(L, R) (expected) {what} changed it (actual)")
+        if failure:
+            failures.append(failure)
+    return document, None, failures
+
+
+DERIVED_OPS = {
+    ("swapped", "merge_sessions"): run_swapped_sessions,
+    ("idempotent", "merge_sessions"): run_idempotent_sessions,
+    ("swapped", "merge_stores"): run_swapped_stores,
+    ("idempotent", "merge_stores"): run_idempotent_stores,
+}
 
 OPS = {
     "merge_sessions": run_merge_sessions,

@@ -1,19 +1,23 @@
 """Grading a run: expected failures, conformance levels, the verdict (spec 8).
 
-Levels are cumulative: Writer needs Reader, Full needs Writer. A level is
-earned when every vector at or below it that decides levels passed. A
-vector decides levels unless it is SHOULD-level (all its requirements are
-SHOULD / SHOULD NOT / MAY in the requirement index) or advisory (tagged
-`ambiguous`: it rests on an interpretation in docs/spec-ambiguities.md).
-A vector the adapter cannot run (an op it does not support) is not
-applicable, and the levels it belongs to are not earned. A level that no
-deciding vector of its own tests is not earned either. A filtered run
-(`--level`, `--section`, `--tag`, `-k`) grades no level: it succeeds when
-every selected vector that decides levels passed.
+Levels are cumulative: Writer needs Reader, Full needs Writer. Strength is
+per expectation (`conformance.runner.strength`): a vector *decides* levels
+when it has a MUST expectation, and only a failed MUST expectation, an
+adapter error on a deciding vector, or a deciding vector whose op the
+adapter does not do (not applicable of kind `op`) keeps its level from
+being earned. SHOULD and advisory failures are reported, never graded. A
+vector that is not applicable because the adapter refused a MAY feature,
+made another choice the spec offers, or declared caps too small for the
+case blocks nothing. A level that no deciding vector of its own tests is
+not earned either. A filtered run (`--level`, `--section`, `--tag`, `-k`)
+grades no level: it succeeds when no selected vector blocks.
 
 Expected failures (`--expect-fail FILE`) are a list of `{id, reason,
-issue?, digest}`. A listed vector that fails is `xfail`: it is left out of
-grading and does not fail the run. A listed vector that passes is `xpass`,
+issue?, digest}`. A listed vector that fails is `xfail`; when its failure
+is one that would block a level, that level is *waived*: not earned (a
+level is earned only with nothing waived), but reached if the waived
+failures were fixed, which is what the exit code follows, so CI stays
+green while the bugs are tracked. A listed vector that passes is `xpass`,
 and a listed vector whose digest changed is `stale`: both fail the run so
 that the file gets updated.
 """
@@ -23,9 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.runner.execute import ERROR, FAIL, NOT_APPLICABLE, PASS, VectorResult
+from conformance.runner.execute import ERROR, FAIL, NA_OP, NOT_APPLICABLE, PASS, REFUSALS, VectorResult
 from conformance.runner.requirements import RequirementIndex
-from conformance.runner.vectors import LEVELS, Vector
+from conformance.runner.strength import ADVISORY, MUST, SHOULD, STRENGTHS, strength, strongest
+from conformance.runner.vectors import LEVELS, Expectation, Vector
 
 XFAIL, XPASS, STALE = "xfail", "xpass", "stale"
 OUTCOMES = (PASS, FAIL, ERROR, NOT_APPLICABLE, XFAIL, XPASS, STALE)
@@ -96,17 +101,53 @@ class GradedVector:
     vector: Vector
     result: VectorResult
     outcome: str                          # one of OUTCOMES
-    should: bool                          # SHOULD-level: reported, never decides a level
-    advisory: bool                        # tagged ambiguous: reported, never decides a level
+    strengths: tuple[str, ...]            # the strength of each of the vector's expectations
+    failure_strengths: tuple[str, ...]    # the strength of each of result.failures
     expected: ExpectedFailure | None = None
 
     @property
     def decides(self) -> bool:
-        return not (self.should or self.advisory)
+        """It has a MUST expectation: it can keep its level from being earned."""
+        return MUST in self.strengths
+
+    @property
+    def failed_strengths(self) -> tuple[str, ...]:
+        """The strengths that failed, strongest first (a failure that names no
+        check counts at the vector's strongest strength)."""
+        failed = self.failure_strengths
+        if self.result.outcome == FAIL and not self.result.failures:
+            failed = self.strengths[:1] and (strongest(self.strengths),)
+        return tuple(name for name in STRENGTHS if name in failed)
 
     @property
     def passed(self) -> bool:
         return self.result.outcome == PASS
+
+    def shown(self, wanted: str) -> bool:
+        """Every expectation of this strength was evaluated and held."""
+        if self.result.outcome == PASS:
+            return True
+        if self.result.outcome != FAIL or any(f.check in REFUSALS for f in self.result.failures):
+            return False
+        return wanted not in self.failed_strengths
+
+    @property
+    def blocks(self) -> str | None:
+        """Why this vector's result keeps its level from being earned (an
+        outcome: fail, error, not_applicable), or None. Before waivers."""
+        result = self.result
+        if result.outcome == FAIL and MUST in self.failed_strengths:
+            return FAIL
+        if result.outcome == ERROR and self.decides:
+            return ERROR
+        if result.outcome == NOT_APPLICABLE and result.na_kind in (NA_OP, None) and self.decides:
+            return NOT_APPLICABLE
+        return None
+
+    @property
+    def waived(self) -> bool:
+        """Listed as an expected failure, with a failure that would block its level."""
+        return self.outcome == XFAIL and self.blocks is not None
 
 
 def final_outcome(result: VectorResult, vector: Vector, expected: ExpectedFailure | None) -> str:
@@ -133,8 +174,9 @@ def grade_vectors(vectors: list[Vector], results: list[VectorResult], index: Req
             vector=vector,
             result=result,
             outcome=final_outcome(result, vector, listed),
-            should=index.is_should_level(vector.requirements),
-            advisory=vector.ambiguous,
+            strengths=tuple(strength(expectation, index) for expectation in vector.expectations()),
+            failure_strengths=tuple(strength(Expectation(f.requirements, f.ambiguity), index)
+                                    for f in result.failures),
             expected=listed,
         ))
     return graded
@@ -143,10 +185,12 @@ def grade_vectors(vectors: list[Vector], results: list[VectorResult], index: Req
 @dataclass
 class LevelStatus:
     level: str
-    earned: bool
+    earned: bool                                           # with nothing waived
+    reached_if_waived_fixed: bool = False                  # earned but for the waived failures
     deciding: int = 0                                      # vectors at or below this level that decide it
     own: int = 0                                           # deciding vectors of exactly this level
     blocking: dict[str, list[str]] = field(default_factory=dict)   # outcome -> vector ids
+    waived: list[str] = field(default_factory=list)        # ids of waived vectors at or below this level
 
     @property
     def untested(self) -> bool:
@@ -155,35 +199,43 @@ class LevelStatus:
 
 
 @dataclass
+class Tally:
+    passed: int = 0
+    total: int = 0
+
+
+@dataclass
 class Grade:
     spec: str
     claimed: str | None
-    earned: str | None
+    earned: str | None                    # the highest level earned with nothing waived
+    reached_if_waived_fixed: str | None   # the highest level reached if the waived failures were fixed
     levels: dict[str, LevelStatus]
-    should_passed: int
-    should_total: int
-    advisory_passed: int
-    advisory_total: int
+    tallies: dict[str, Tally]             # per strength: vectors with such an expectation, and how many showed it
     counts: dict[str, int]
     filtered: bool
+    waived_by: str | None                 # the expect-fail file, as the user named it
     verdict: str
     exit_code: int
 
 
-def _blocking_outcome(item: GradedVector) -> str | None:
-    """Why a deciding vector keeps its level from being earned, if it does."""
-    if item.outcome == XFAIL:
-        return None  # an accepted, known failure: left out of grading
-    if item.outcome == STALE:
-        return None if item.result.outcome == PASS else item.result.outcome
-    if item.outcome in (PASS, XPASS):
-        return None
-    return item.outcome
+def blocks_run(item: GradedVector, result: Grade) -> bool:
+    """This vector is a reason the run exits 1: an xpass or stale entry, or a
+    blocking result (not waived) at or below the claimed level (any level in
+    a filtered run). JUnit marks exactly these as failures or errors."""
+    if item.outcome in (XPASS, STALE):
+        return True
+    if item.outcome == XFAIL or item.blocks is None:
+        return False
+    if result.filtered or result.claimed is None:
+        return result.filtered
+    return item.vector.level_rank <= LEVELS.index(result.claimed)
 
 
-def grade(graded: list[GradedVector], spec: str, claimed: str | None, filtered: bool = False) -> Grade:
+def grade(graded: list[GradedVector], spec: str, claimed: str | None, filtered: bool = False,
+          waived_by: str | None = None) -> Grade:
     levels: dict[str, LevelStatus] = {}
-    below_earned = True
+    below_earned = below_reached = True
     for rank, level in enumerate(LEVELS):
         status = LevelStatus(level, False)
         for item in graded:
@@ -191,39 +243,36 @@ def grade(graded: list[GradedVector], spec: str, claimed: str | None, filtered: 
                 continue
             status.deciding += 1
             status.own += item.vector.level_rank == rank
-            blocking = _blocking_outcome(item)
-            if blocking:
-                status.blocking.setdefault(blocking, []).append(item.vector.id)
-        status.earned = below_earned and not status.blocking and not status.untested
-        below_earned = status.earned
+            if item.waived:
+                status.waived.append(item.vector.id)
+            elif item.blocks:
+                status.blocking.setdefault(item.blocks, []).append(item.vector.id)
+        status.reached_if_waived_fixed = below_reached and not status.blocking and not status.untested
+        status.earned = below_earned and status.reached_if_waived_fixed and not status.waived
+        below_earned, below_reached = status.earned, status.reached_if_waived_fixed
         levels[level] = status
-    earned = next((level for level in reversed(LEVELS) if levels[level].earned), None)
+
+    def highest(key: str) -> str | None:
+        return next((level for level in reversed(LEVELS) if getattr(levels[level], key)), None)
 
     counts = {outcome: 0 for outcome in OUTCOMES}
     for item in graded:
         counts[item.outcome] += 1
-    should = [item for item in graded if item.should and not item.advisory and item.result.outcome != NOT_APPLICABLE]
-    advisory = [item for item in graded if item.advisory and item.result.outcome != NOT_APPLICABLE]
+    tallies = {name: Tally() for name in STRENGTHS}
+    for item in graded:
+        if item.result.outcome == NOT_APPLICABLE:
+            continue
+        for name in set(item.strengths):
+            tallies[name].total += 1
+            tallies[name].passed += item.shown(name)
     result = Grade(
-        spec=spec,
-        claimed=claimed,
-        earned=earned,
-        levels=levels,
-        should_passed=sum(item.passed for item in should),
-        should_total=len(should),
-        advisory_passed=sum(item.passed for item in advisory),
-        advisory_total=len(advisory),
-        counts=counts,
-        filtered=filtered,
-        verdict="",
-        exit_code=0,
+        spec=spec, claimed=claimed, earned=highest("earned"),
+        reached_if_waived_fixed=highest("reached_if_waived_fixed"), levels=levels, tallies=tallies,
+        counts=counts, filtered=filtered, waived_by=waived_by, verdict="", exit_code=0,
     )
-    if filtered:
-        # A filtered run cannot show a level; it succeeds when what it ran passed.
-        claim_met = not any(_blocking_outcome(item) for item in graded if item.decides)
-    else:
-        claim_met = claimed is None or (earned is not None and LEVELS.index(earned) >= LEVELS.index(claimed))
-    result.exit_code = 0 if claim_met and not counts[XPASS] and not counts[STALE] else 1
+    reached = result.reached_if_waived_fixed
+    claim_met = filtered or claimed is None or (reached is not None and LEVELS.index(reached) >= LEVELS.index(claimed))
+    result.exit_code = 0 if claim_met and not any(blocks_run(item, result) for item in graded) else 1
     result.verdict = verdict(result)
     return result
 
@@ -232,9 +281,52 @@ def _plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
+def level_line(result: Grade, level: str) -> str:
+    """One level's state in words, counting the vectors of that level only;
+    never a bare "earned" when something is waived:
+    `Writer: not earned, 2 MUST vectors waived by known-failures.json`."""
+    status = result.levels[level]
+    name = LEVEL_NAMES[level]
+    if status.earned:
+        return f"{name}: earned"
+    index = LEVELS.index(level)
+    below = _below(result, level)
+    own_blocking = {outcome: [vid for vid in ids if vid not in below.blocking.get(outcome, [])]
+                    for outcome, ids in status.blocking.items()}
+    reasons = _reasons(LevelStatus(level, False, own=status.own,
+                                   blocking={k: v for k, v in own_blocking.items() if v}))
+    own_waived = [vid for vid in status.waived if vid not in below.waived]
+    if own_waived:
+        reasons.insert(0, f"{_plural(len(own_waived), 'MUST vector', 'MUST vectors')} waived by "
+                          f"{result.waived_by or 'the expect-fail file'}")
+    if not below.earned:
+        reasons.append(f"needs {LEVEL_NAMES[LEVELS[index - 1]]}")
+    return f"{name}: not earned, {', '.join(reasons)}"
+
+
+def _below(result: Grade, level: str) -> LevelStatus:
+    index = LEVELS.index(level)
+    return result.levels[LEVELS[index - 1]] if index else LevelStatus(level, True)
+
+
+def _reasons(status: LevelStatus) -> list[str]:
+    reasons = []
+    if status.blocking.get(FAIL):
+        reasons.append(_plural(len(status.blocking[FAIL]), "MUST vector failed", "MUST vectors failed"))
+    if status.blocking.get(ERROR):
+        reasons.append(_plural(len(status.blocking[ERROR]), "adapter error", "adapter errors"))
+    if status.blocking.get(NOT_APPLICABLE):
+        reasons.append(_plural(len(status.blocking[NOT_APPLICABLE]), "vector needs an unsupported op",
+                               "vectors need unsupported ops"))
+    if status.untested:
+        reasons.append(f"no vector tests {LEVEL_NAMES[status.level]}")
+    return reasons
+
+
 def verdict(result: Grade) -> str:
     """One line, for example: `memoir Writer (v0.1.2) earned; Full claimed, not earned:
-    4 vectors failed; SHOULD 14/16`."""
+    4 MUST vectors failed; SHOULD 14/16`. With waivers it names each level they
+    keep from being earned, and never calls that level earned."""
     if result.filtered:
         ran = sum(result.counts.values())
         parts = [f"filtered run, no level graded: {result.counts[PASS] + result.counts[XPASS]} of {ran} "
@@ -247,12 +339,19 @@ def verdict(result: Grade) -> str:
         parts = [f"memoir {LEVEL_NAMES[result.earned]} (v{result.spec}) earned"]
     else:
         parts = [f"no memoir level (v{result.spec}) earned"]
-    if not result.filtered and result.claimed and (
-            result.earned is None or LEVELS.index(result.earned) < LEVELS.index(result.claimed)):
-        parts.append(f"{LEVEL_NAMES[result.claimed]} claimed, not earned: {_why_not(result)}")
-    parts.append(f"SHOULD {result.should_passed}/{result.should_total}")
-    if result.advisory_total:
-        parts.append(f"advisory {result.advisory_passed}/{result.advisory_total}")
+    if not result.filtered and result.reached_if_waived_fixed != result.earned:
+        start = LEVELS.index(result.earned) + 1 if result.earned else 0
+        for level in LEVELS[start: LEVELS.index(result.reached_if_waived_fixed) + 1]:
+            if [vid for vid in result.levels[level].waived if vid not in _below(result, level).waived]:
+                parts.append(level_line(result, level))
+        parts.append(f"memoir {LEVEL_NAMES[result.reached_if_waived_fixed]} only if the waived failures were fixed")
+    claimed = result.claimed
+    reached = result.reached_if_waived_fixed
+    if not result.filtered and claimed and (reached is None or LEVELS.index(reached) < LEVELS.index(claimed)):
+        parts.append(f"{LEVEL_NAMES[claimed]} claimed, not earned: {_why_not(result)}")
+    parts.append(f"SHOULD {result.tallies[SHOULD].passed}/{result.tallies[SHOULD].total}")
+    if result.tallies[ADVISORY].total:
+        parts.append(f"advisory {result.tallies[ADVISORY].passed}/{result.tallies[ADVISORY].total}")
     if result.counts[XFAIL]:
         parts.append(_plural(result.counts[XFAIL], "expected failure", "expected failures"))
     if result.counts[XPASS]:
@@ -263,16 +362,9 @@ def verdict(result: Grade) -> str:
 
 
 def _why_not(result: Grade) -> str:
-    blocking = result.levels[result.claimed].blocking
-    reasons = []
-    if blocking.get(FAIL):
-        reasons.append(_plural(len(blocking[FAIL]), "vector failed", "vectors failed"))
-    if blocking.get(ERROR):
-        reasons.append(_plural(len(blocking[ERROR]), "adapter error", "adapter errors"))
-    if blocking.get(NOT_APPLICABLE):
-        reasons.append(_plural(len(blocking[NOT_APPLICABLE]), "vector needs an unsupported op",
-                               "vectors need unsupported ops"))
-    untested = [LEVEL_NAMES[level] for level in LEVELS[: LEVELS.index(result.claimed) + 1]
+    status = result.levels[result.claimed]
+    reasons = _reasons(status)
+    untested = [LEVEL_NAMES[level] for level in LEVELS[: LEVELS.index(result.claimed)]
                 if result.levels[level].untested]
     if untested:
         reasons.append(f"no vector tests {' or '.join(untested)}")

@@ -150,7 +150,8 @@ def _outcome_to_json(outcome: Outcome) -> dict:
 
 
 class ModelImplementation:
-    """The reference model, called in this process."""
+    """The reference model, called in this process (with other caps than the
+    reference ones when given: caps are the implementation's, spec 4.1)."""
 
     label = "reference model (in-process)"
     mode = "in-process"
@@ -158,12 +159,13 @@ class ModelImplementation:
     owner: str | None = None
     scratch_dir = None
 
-    def __init__(self, machine_id: str | None = None):
+    def __init__(self, machine_id: str | None = None, caps: dict | None = None):
         self.context = reference.Context(machine_id=machine_id or str(uuid.uuid4()), machine_label="memoir-conform")
+        self.context.caps.update(caps or {})
         self._last_traceback = ""
 
     def describe(self) -> Describe:
-        return Describe.from_json(reference.describe())
+        return Describe.from_json(reference.describe(caps=self.context.caps))
 
     def call(self, op: str, args: dict) -> Outcome:
         try:
@@ -178,7 +180,7 @@ class ModelImplementation:
         return self._last_traceback[-4000:]
 
     def fork(self) -> ModelImplementation:
-        return ModelImplementation()
+        return type(self)(caps=self.context.caps)
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
         """One OS process per job (threads would share one lock-holding process)."""
@@ -192,7 +194,7 @@ class ModelImplementation:
                 process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE, text=True, env=env)
                 processes.append(process)
-                process.stdin.write(json.dumps({"calls": [list(call) for call in job]}) + "\n")
+                process.stdin.write(json.dumps({"calls": [list(call) for call in job], "caps": self.context.caps}) + "\n")
                 process.stdin.flush()
             for process in processes:
                 if process.stdout.readline().strip() != "ready":
@@ -223,7 +225,7 @@ class ModelImplementation:
 def model_worker() -> None:
     """Entry point of one `ModelImplementation.call_in_parallel` process."""
     job = json.loads(sys.stdin.readline())
-    model = ModelImplementation()
+    model = ModelImplementation(caps=job.get("caps"))
     print("ready", flush=True)
     sys.stdin.readline()
     outcomes = [_outcome_to_json(model.call(op, args)) for op, args in job["calls"]]

@@ -2,8 +2,10 @@
 
 The table counts outcomes by spec section and level. Each failing vector
 then shows its id and title, its spec sections, its requirements with their
-text, what was sent, expected against actual at the JSON path, and the
-adapter's stderr for errors. The last line is the verdict (spec 8).
+text, what was sent, expected against actual at the JSON path with the
+strength of each failed check (MUST, SHOULD, advisory), and the adapter's
+stderr for errors. Then one line per level (earned, or why not, waivers
+named), and last the verdict (spec 8).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from textwrap import indent
 from tabulate import tabulate
 
 from conformance.runner.checks import MISSING
-from conformance.runner.grading import LEVEL_NAMES, OUTCOMES, GradedVector
+from conformance.runner.grading import LEVEL_NAMES, OUTCOMES, GradedVector, level_line
 from conformance.runner.report_junit import _section_key
 from conformance.runner.run import RunRecord
+from conformance.runner.strength import ADVISORY, LABELS, MUST
 from conformance.runner.vectors import LEVELS
 
 COLUMN = {"pass": "pass", "fail": "fail", "error": "error", "not_applicable": "n/a",
@@ -61,14 +64,19 @@ def table(graded: list[GradedVector]) -> str:
     return tabulate(rows, headers=["section", "level"] + [COLUMN[outcome] for outcome in used], tablefmt="simple")
 
 
+def _strength_label(strength: str, ambiguity: str | None) -> str:
+    return f"advisory: {ambiguity}" if strength == ADVISORY and ambiguity else LABELS[strength]
+
+
 def describe_failure(item: GradedVector, record: RunRecord) -> str:
     vector, result = item.vector, item.result
     kind = {"fail": "FAIL", "error": "ERROR", "xpass": "XPASS", "stale": "STALE"}[item.outcome]
     badges = [LEVEL_NAMES[vector.level]]
-    if item.should:
-        badges.append("SHOULD")
-    if item.advisory:
-        badges.append(f"advisory: {vector.ambiguity}")
+    if item.outcome == "fail" and MUST not in item.failed_strengths:
+        badges.append(f"only {' and '.join(LABELS[name] for name in item.failed_strengths)} checks failed: "
+                      "no level cost")
+    elif item.outcome == "error" and not item.decides:
+        badges.append("no MUST check: no level cost")
     lines = [f"{kind} {vector.id}  [{', '.join(badges)}; spec {', '.join(vector.sections)}]", f"  {vector.title}"]
     for requirement_id in vector.requirements:
         requirement = record.requirements.get(requirement_id)
@@ -85,8 +93,10 @@ def describe_failure(item: GradedVector, record: RunRecord) -> str:
         lines.append(f"  sent: {sent['op']} {_value(_readable_args(sent['args']))}")
     if len(result.sent) > 4:
         lines.append(f"  ... and {len(result.sent) - 4} more requests")
-    for failure in result.failures:
-        lines.append(f"  at {failure.path or '/'} ({failure.check}): {failure.message}")
+    for failure, strength in zip(result.failures, item.failure_strengths):
+        what = _strength_label(strength, failure.ambiguity)
+        lines.append(f"  at {failure.path or '/'} ({failure.check}; {what} {' '.join(failure.requirements)}): "
+                     f"{failure.message}")
         lines.append(f"    expected: {_value(failure.expected)}")
         lines.append(f"    actual:   {_value(failure.actual)}")
         if failure.note:
@@ -115,11 +125,15 @@ def render(record: RunRecord) -> str:
     if shown:
         out.append("")
         out.extend(describe_failure(item, record) + "\n" for item in shown)
-    not_applicable = Counter(item.result.detail for item in record.graded if item.outcome == "not_applicable")
+    not_applicable = Counter(
+        item.result.detail + ("" if item.blocks else " (blocks no level)")
+        for item in record.graded if item.outcome == "not_applicable")
     for reason, count in sorted(not_applicable.items(), key=lambda pair: str(pair[0])):
         out.append(f"not applicable ({count}): {reason}")
     for note in record.notes:
         out.append(f"note: {note}")
     out.append("")
+    if not record.grade.filtered:
+        out.extend(level_line(record.grade, level) for level in LEVELS)
     out.append(record.grade.verdict)
     return "\n".join(out)

@@ -3,7 +3,10 @@
 It records what is needed to reproduce and compare runs: the kit version,
 the corpus digest (sha256 over every vector's digest), the adapter's
 describe answer and negotiated protocol, the options, and every vector's
-outcome with its digest.
+outcome with its digest. Every failure says which requirements it checks
+and how strongly it binds (must, should, advisory), and the grade keeps the
+level earned with nothing waived apart from the level that the waived
+failures hide (docs/running.md, "JSON report").
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from pathlib import Path
 import jsonschema
 
 from conformance import resources
+from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
 from conformance.safe_text import printable
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
 def build(record: RunRecord) -> dict:
@@ -41,13 +45,16 @@ def build(record: RunRecord) -> dict:
         "grade": {
             "claimed": grade.claimed,
             "earned": grade.earned,
+            "reached_if_waived_fixed": grade.reached_if_waived_fixed,
+            "waived_by": grade.waived_by,
             "levels": {
-                level: {"earned": status.earned, "deciding": status.deciding, "untested": status.untested,
-                        "blocking": {outcome: list(ids) for outcome, ids in status.blocking.items()}}
+                level: {"earned": status.earned, "reached_if_waived_fixed": status.reached_if_waived_fixed,
+                        "deciding": status.deciding, "untested": status.untested,
+                        "blocking": {outcome: list(ids) for outcome, ids in status.blocking.items()},
+                        "waived": list(status.waived)}
                 for level, status in grade.levels.items()
             },
-            "should": {"passed": grade.should_passed, "total": grade.should_total},
-            "advisory": {"passed": grade.advisory_passed, "total": grade.advisory_total},
+            **{name: {"passed": tally.passed, "total": tally.total} for name, tally in grade.tallies.items()},
             "filtered": grade.filtered,
             "verdict": grade.verdict,
             "exit_code": grade.exit_code,
@@ -55,7 +62,7 @@ def build(record: RunRecord) -> dict:
     }
 
 
-def _vector(item) -> dict:
+def _vector(item: GradedVector) -> dict:
     vector, result = item.vector, item.result
     data = {
         "id": vector.id,
@@ -69,9 +76,14 @@ def _vector(item) -> dict:
         "digest": vector.digest,
         "outcome": item.outcome,
         "result": result.outcome,
-        "should": item.should,
-        "advisory": item.advisory,
-        "failures": [failure.to_json() for failure in result.failures],
+        "strengths": {name: item.strengths.count(name) for name in ("must", "should", "advisory")},
+        "decides": item.decides,
+        "failed_strengths": list(item.failed_strengths),
+        "not_applicable": ({"kind": result.na_kind, "blocks": item.blocks is not None}
+                           if result.outcome == "not_applicable" else None),
+        "derived": {"kind": vector.derived, "from": vector.base.id} if vector.derived else None,
+        "failures": [{**failure.to_json(), "strength": strength}
+                     for failure, strength in zip(result.failures, item.failure_strengths)],
         "detail": result.detail,
         "stderr_tail": result.stderr_tail,
         "sent": result.sent,

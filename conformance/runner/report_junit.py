@@ -1,10 +1,15 @@
 """The run as JUnit XML (`--junit FILE`), for CI systems that show test results.
 
 One `<testsuite>` per spec section (a vector's first section), one
-`<testcase>` per vector: `<failure>` for a failed check (with expected
-against actual at the JSON path) and for xpass / stale, `<error>` for an
-adapter fault, `<skipped>` for a vector that is not applicable or an
-expected failure.
+`<testcase>` per vector, and a last testcase, `verdict`, that carries the
+verdict line. The file is red exactly when the run failed (exit code 1):
+`<failure>` (or `<error>` for an adapter fault) marks only the vectors
+that make the run fail: a failed MUST check, an adapter error or a
+missing op at or below the claimed level, an xpass and a stale entry.
+Everything else that did not pass is `<skipped>` with a message saying
+why it costs nothing: an expected failure, only SHOULD or advisory checks
+failed, above the claimed level, or not applicable. `verdict` fails when
+the run fails for a reason no vector carries (a level no vector tests).
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from conformance.runner.checks import to_json_value
-from conformance.runner.grading import GradedVector
+from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector, blocks_run
 from conformance.runner.run import RunRecord
+from conformance.runner.strength import LABELS, MUST
 from conformance.safe_text import printable
 
 
@@ -25,8 +31,9 @@ def _section_key(section: str) -> tuple:
 
 def failure_text(item: GradedVector) -> str:
     lines = []
-    for failure in item.result.failures:
-        lines.append(f"at {failure.path or '/'} ({failure.check}): {failure.message}")
+    for failure, strength in zip(item.result.failures, item.failure_strengths):
+        lines.append(f"at {failure.path or '/'} ({failure.check}; {LABELS[strength]} "
+                     f"{' '.join(failure.requirements)}): {failure.message}")
         lines.append(f"  expected: {json.dumps(to_json_value(failure.expected), ensure_ascii=False)}")
         lines.append(f"  actual:   {json.dumps(to_json_value(failure.actual), ensure_ascii=False)}")
         if failure.note:
@@ -36,7 +43,22 @@ def failure_text(item: GradedVector) -> str:
     return "\n".join(lines)
 
 
-def _case(item: GradedVector) -> ET.Element:
+def _why_skipped(item: GradedVector, grade: Grade) -> str:
+    """Why a vector that did not pass costs the run nothing."""
+    result = item.result
+    if item.outcome == "xfail":
+        return f"expected failure: {item.expected.reason}"
+    if result.outcome == "not_applicable":
+        return f"not applicable: {result.detail}" + ("" if item.blocks else " (blocks no level)")
+    if item.blocks is None:
+        if result.outcome == "error":
+            return f"adapter error on a vector with no MUST check: {result.detail}"
+        failed = " and ".join(LABELS[name] for name in item.failed_strengths)
+        return f"only {failed} checks failed: no level cost"
+    return f"above the claimed level ({LEVEL_NAMES[grade.claimed]})" if grade.claimed else "no level claimed"
+
+
+def _case(item: GradedVector, grade: Grade) -> ET.Element:
     vector, result = item.vector, item.result
     case = ET.Element("testcase", {
         "classname": f"memoir.{vector.level}.{vector.sections[0]}",
@@ -46,48 +68,67 @@ def _case(item: GradedVector) -> ET.Element:
     })
     properties = ET.SubElement(case, "properties")
     for name, value in (("title", vector.title), ("sections", " ".join(vector.sections)),
-                        ("requirements", " ".join(vector.requirements)), ("digest", vector.digest)):
-        ET.SubElement(properties, "property", {"name": name, "value": value})
-    outcome = item.outcome
-    if outcome == "fail" or (outcome == "stale" and result.outcome == "fail"):
-        first = result.failures[0] if result.failures else None
-        message = f"{first.path or '/'}: {first.message}" if first else "failed"
-        element = ET.SubElement(case, "failure", {"message": message, "type": "CheckFailure"})
-        element.text = failure_text(item)
-    elif outcome == "error" or (outcome == "stale" and result.outcome == "error"):
-        element = ET.SubElement(case, "error", {"message": result.detail or "adapter error", "type": "AdapterFault"})
-        element.text = result.stderr_tail
-    elif outcome == "xpass":
+                        ("requirements", " ".join(vector.requirements)), ("digest", vector.digest),
+                        ("failed", " ".join(item.failed_strengths))):
+        if value:
+            ET.SubElement(properties, "property", {"name": name, "value": value})
+    if item.outcome == "pass":
+        return case
+    if not blocks_run(item, grade):
+        element = ET.SubElement(case, "skipped", {"message": _why_skipped(item, grade)})
+        if result.failures:
+            element.text = failure_text(item)
+        return case
+    if item.outcome == "xpass":
         element = ET.SubElement(case, "failure", {"message": "listed as an expected failure but passed (xpass)",
                                                   "type": "UnexpectedPass"})
         element.text = f"reason listed: {item.expected.reason}"
-    elif outcome == "stale":
+    elif item.outcome == "stale" and result.outcome == "pass":
         ET.SubElement(case, "failure", {"message": "the expect-fail entry's digest does not match the vector",
                                         "type": "StaleExpectation"})
-    elif outcome == "not_applicable":
-        ET.SubElement(case, "skipped", {"message": f"not applicable: {result.detail}"})
-    elif outcome == "xfail":
-        ET.SubElement(case, "skipped", {"message": f"expected failure: {item.expected.reason}"})
+    elif result.outcome == "error":
+        element = ET.SubElement(case, "error", {"message": result.detail or "adapter error", "type": "AdapterFault"})
+        element.text = result.stderr_tail
+    elif result.outcome == "not_applicable":
+        ET.SubElement(case, "failure", {"message": f"not applicable: {result.detail}", "type": "NotApplicable"})
+    else:
+        first = next((f for f, s in zip(result.failures, item.failure_strengths) if s == MUST), None)
+        message = f"{first.path or '/'}: {first.message}" if first else "failed"
+        element = ET.SubElement(case, "failure", {"message": message, "type": "CheckFailure"})
+        element.text = failure_text(item)
+    return case
+
+
+def _verdict_case(grade: Grade) -> ET.Element:
+    case = ET.Element("testcase", {"classname": "memoir.grade", "name": "verdict", "time": "0.000"})
+    if grade.exit_code:
+        ET.SubElement(case, "failure", {"message": grade.verdict, "type": "Verdict"})
+    else:
+        ET.SubElement(case, "system-out").text = grade.verdict
     return case
 
 
 def build(record: RunRecord) -> ET.Element:
-    suites: dict[str, list[GradedVector]] = {}
+    suites: dict[str, list[ET.Element]] = {}
+    times: dict[str, float] = {}
     for item in record.graded:
-        suites.setdefault(item.vector.sections[0], []).append(item)
+        section = item.vector.sections[0]
+        suites.setdefault(section, []).append(_case(item, record.grade))
+        times[section] = times.get(section, 0.0) + item.result.duration
+    suites["grade"] = [_verdict_case(record.grade)]
     root = ET.Element("testsuites", {"name": f"memoir-conform {record.kit_version} (spec v{record.spec})"})
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for section in sorted(suites, key=_section_key):
-        cases = [_case(item) for item in suites[section]]
+        cases = suites[section]
         counts = {
             "tests": len(cases),
             "failures": sum(case.find("failure") is not None for case in cases),
             "errors": sum(case.find("error") is not None for case in cases),
             "skipped": sum(case.find("skipped") is not None for case in cases),
-            "time": sum(item.result.duration for item in suites[section]),
+            "time": times.get(section, 0.0),
         }
         suite = ET.SubElement(root, "testsuite", {
-            "name": f"spec {section}",
+            "name": f"spec {section}" if section != "grade" else "grade",
             **{key: (f"{value:.3f}" if key == "time" else str(value)) for key, value in counts.items()},
         })
         suite.extend(cases)

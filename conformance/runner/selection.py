@@ -55,7 +55,7 @@ def select(vectors: list[Vector], filters: Filters, index: RequirementIndex, spe
     for vector in vectors:
         if not selected(vector, filters):
             continue
-        if not index.existed_in(vector.requirements, spec):
+        if not index.existed_in(vector.requirements + (vector.base.requirements if vector.base else ()), spec):
             newer += 1
             continue
         chosen.append(vector)

@@ -8,6 +8,11 @@ unexpanded (their digest is of what the file says); `expand` resolves the
 cap-dependent `$repeat` lists against an implementation's declared caps
 just before the vector runs, and `materialise_store` writes a STORE spec
 into a scratch directory.
+
+Every expectation of a vector (a check, a step's `expect_error`, the
+runner's own check of a runner-driven op) checks some of the vector's
+requirements and may rest on an interpretation: `Expectation` says which,
+and `conformance.runner.strength` turns that into MUST, SHOULD or advisory.
 """
 
 from __future__ import annotations
@@ -15,11 +20,12 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import functools
 import hashlib
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -36,9 +42,17 @@ STORES_DIR = "stores"
 SKIPPED_DIRS = (STORES_DIR, "siblings")
 LEVELS = ("reader", "writer", "full")
 CHECK_KEYWORDS = (
-    "equals", "identities", "contains", "excludes", "order", "absent",
+    "equals", "one_of", "identities", "contains", "excludes", "order", "absent",
     "count", "matches", "stamped", "unchanged", "preserved",
 )
+# Ops the runner drives itself, judged by the runner's own check.
+RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes")
+# MAY features of the spec a write step can use (its `feature`), and the spec
+# section that makes each optional.
+FEATURES = {"purge": "5.3.1"}
+# What an implementation that declares no `choices` in describe is taken to
+# have chosen where the spec offers a choice (docs/adapter-protocol.md, E14).
+DEFAULT_CHOICES = {"entry_file_merge": "newest"}
 _COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
 _TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -53,6 +67,15 @@ class VectorFileProblem:
 
     def __str__(self) -> str:
         return f"{self.file}: at {self.json_path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one expectation of a vector checks: the requirements it checks and
+    the interpretation it depends on (None: it holds under every reading)."""
+
+    requirements: tuple[str, ...]
+    ambiguity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,10 +96,43 @@ class Vector:
     file: str            # where it was loaded from, for messages
     root: Path           # the vectors directory it belongs to (golden stores live under it)
     note: str | None = None
+    min_caps: dict = field(default_factory=dict)   # cap -> the least value the vector can run with
+    choices: dict = field(default_factory=dict)    # choice -> the value the vector needs
+    derived: str | None = None                     # "swapped" / "idempotent": a metamorphic check of `base`
+    base: Vector | None = None
 
     @property
     def ambiguous(self) -> bool:
         return "ambiguous" in self.tags
+
+    @property
+    def default_expectation(self) -> Expectation:
+        return Expectation(self.requirements, self.ambiguity)
+
+    def check_expectation(self, check: dict) -> Expectation:
+        """A check's requirements and ambiguity: its own, else the vector's."""
+        requirements = tuple(check.get("requirements") or self.requirements)
+        ambiguity = check["ambiguity"] if "ambiguity" in check else self.ambiguity
+        return Expectation(requirements, ambiguity)
+
+    def expectations(self) -> list[Expectation]:
+        """Every expectation of the vector: its checks, the refusals its steps
+        expect, and the runner's own check of a runner-driven or derived vector."""
+        found = [self.check_expectation(check) for check in self.expect]
+        if self.op == "write":
+            found += [self.default_expectation for step in write_steps(self.input) if "expect_error" in step]
+        if self.op in RUNNER_DRIVEN_OPS or self.derived:
+            found.append(self.default_expectation)
+        return found
+
+    def refusal_expectation(self) -> Expectation:
+        """What an unexpected refusal of an op leaves unshown: every expectation
+        that holds under every reading, else (all advisory) the vector's own."""
+        shown = [expectation for expectation in self.expectations() if expectation.ambiguity is None]
+        if not shown:
+            return Expectation(self.requirements, self.ambiguity or next(
+                (e.ambiguity for e in self.expectations() if e.ambiguity), None))
+        return Expectation(tuple(dict.fromkeys(rid for e in shown for rid in e.requirements)), None)
 
     @property
     def level_rank(self) -> int:
@@ -176,6 +232,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
+@functools.lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
     schema = resources.load_schema("vector.schema.json")
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
@@ -223,6 +280,12 @@ def load_vector_file(path: Path, root: Path) -> tuple[list[Vector], list[VectorF
     return vectors, []
 
 
+def write_steps(input: dict) -> list[dict]:
+    """The steps of a write input, a `$repeat` element standing for its item."""
+    return [step["item"] if "$repeat" in step else step for step in input.get("steps", ())
+            if isinstance(step, dict)]
+
+
 def _vector(raw: dict, shown: str, root: Path) -> Vector:
     return Vector(
         id=raw["id"],
@@ -239,6 +302,8 @@ def _vector(raw: dict, shown: str, root: Path) -> Vector:
         file=shown,
         root=root,
         note=raw.get("note") or raw.get("description"),
+        min_caps=dict(raw.get("min_caps", {})),
+        choices=dict(raw.get("choices", {})),
     )
 
 
@@ -260,6 +325,7 @@ def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
         if is_store and isinstance(value, dict) and isinstance(value.get("dir"), str):
             if not (root / value["dir"]).is_dir():
                 yield _json_path(parts + ("dir",))[1:], f"golden store {value['dir']!r} not found under {root.name}/"
+    yield from _annotation_problems(raw)
     for index, check in enumerate(raw["expect"]):
         if isinstance(check.get("count"), str):
             problem = _count_problem(check["count"])
@@ -271,6 +337,23 @@ def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
                     problem = _count_problem(value[key]) if key in value else None
                     if problem:
                         yield _json_path(parts + (key,))[1:], problem
+
+
+def _annotation_problems(raw: dict) -> Iterable[tuple[str, str]]:
+    """A check names only requirements of its vector; the tag `ambiguous` is
+    there exactly when some expectation depends on an interpretation."""
+    vector = _vector(raw, "", Path("."))
+    for index, check in enumerate(raw["expect"]):
+        foreign = [rid for rid in check.get("requirements", ()) if rid not in vector.requirements]
+        if foreign:
+            yield (f".expect[{index}].requirements",
+                   f"{', '.join(foreign)} not among the vector's requirements (a check names a subset of them)")
+    depends = sorted({e.ambiguity for e in vector.expectations() if e.ambiguity})
+    if depends and not vector.ambiguous:
+        yield ".tags", f"an expectation depends on {', '.join(depends)}: tag the vector 'ambiguous'"
+    if vector.ambiguous and not depends:
+        yield ".tags", ("tagged 'ambiguous' but no expectation depends on an interpretation: name the "
+                        "\"ambiguity\" (an AMB-... id of docs/spec-ambiguities.md) of the vector or of a check")
 
 
 def _walk(value: object, parts: tuple) -> Iterable[tuple[tuple, object]]:
@@ -297,7 +380,8 @@ def _count_problem(count: object) -> str | None:
 
 
 def load_corpus(roots: Iterable[Path]) -> Corpus:
-    """Every vector under each root, checked; duplicate ids across files are problems."""
+    """Every vector under each root, checked, and the vectors derived from the
+    merge vectors (`conformance.runner.derived`); duplicate ids across files are problems."""
     corpus = Corpus()
     first_seen: dict[str, Vector] = {}
     for root in roots:
@@ -318,7 +402,8 @@ def load_corpus(roots: Iterable[Path]) -> Corpus:
                     continue
                 first_seen[vector.id] = vector
                 corpus.vectors.append(vector)
-    corpus.vectors.sort(key=lambda vector: vector.id)
+    from conformance.runner.derived import with_derived  # derived builds on this module
+    corpus.vectors = with_derived(corpus.vectors)
     return corpus
 
 
@@ -422,6 +507,9 @@ _EXPANSIONS_KEPT = 20_000
 
 def expand(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
     """The vector with every `$repeat` list and COUNT resolved against `caps`."""
+    if vector.base is not None:
+        base = expand(vector.base, caps)
+        return base if isinstance(base, ExpansionProblem) else replace(vector, input=base.input, base=base)
     key = (vector.digest, str(vector.root), tuple(sorted(caps.items())))
     expanded = _EXPANSIONS.get(key)
     if expanded is None:
@@ -445,6 +533,8 @@ def _expand_vector(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
             expanded_expect.append(check)
     except _ExpansionError as error:
         return ExpansionProblem(error.json_path, error.message)
+    if expanded_input == vector.input and tuple(expanded_expect) == vector.expect:
+        return vector  # nothing to expand: valid as loaded
     expanded = Vector(**{**vector.__dict__, "input": expanded_input, "expect": tuple(expanded_expect)})
     # A repeated item must itself be valid where it lands (a write step, a check).
     error = best_match(_validator().iter_errors({"vectors": [as_raw(expanded)]}))
@@ -464,6 +554,9 @@ def as_raw(vector: Vector) -> dict:
         raw["tags"] = list(vector.tags)
     if vector.ambiguity:
         raw["ambiguity"] = vector.ambiguity
+    for key in ("min_caps", "choices"):
+        if getattr(vector, key):
+            raw[key] = getattr(vector, key)
     return raw
 
 

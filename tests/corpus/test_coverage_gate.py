@@ -61,7 +61,8 @@ def _req(rid, keyword="MUST", level="full", since="0.1", testable=True):
 
 def _vec(vid, requirements, ambiguous=False, tags=(), level="full"):
     return Vector(vid, "t", ("5.2",), tuple(requirements), level, (*tags, *(("ambiguous",) if ambiguous else ())),
-                  "AMB-TIE" if ambiguous else None, "merge_sessions", {}, (), "d", "f.json", Path("."))
+                  "AMB-TIE" if ambiguous else None, "merge_sessions", {}, ({"path": "/live", "count": 0},), "d",
+                  "f.json", Path("."))
 
 
 def test_statuses_and_summary():

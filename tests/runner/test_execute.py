@@ -131,11 +131,15 @@ def test_concurrent_and_atomic_writes_pass_on_the_model(vectors_root, tmp_path, 
     assert (result.outcome, result.failures) == ("pass", [])
 
 
-def test_concurrent_writes_beyond_the_caps_are_refused(vectors_root, tmp_path, model):
+def test_concurrent_writes_scale_to_the_declared_caps(vectors_root, tmp_path):
+    small = ModelImplementation(caps={"next_actions": 2, "parked_actions": 5})
     raw = vector("t.big", op="concurrent_writes", level="writer", input={"processes": 3, "actions_per_process": 10},
-                 expect=[])
-    result = run(vectors_root, raw, model, tmp_path)
-    assert result.outcome == "error" and "hold only 28 more" in result.detail
+                 expect=[{"path": "/load", "equals": {"processes": 3, "actions_per_process": 2}}])
+    result = run(vectors_root, raw, small, tmp_path)
+    assert (result.outcome, result.failures) == ("pass", [])
+    tiny = ModelImplementation(caps={"next_actions": 1, "parked_actions": 2})
+    raw["expect"] = [{"path": "/load", "equals": {"processes": 3, "actions_per_process": 1}}]
+    assert run(vectors_root, raw, tiny, tmp_path).outcome == "pass"
 
 
 # --- implementations that misbehave ---------------------------------------------

@@ -52,17 +52,18 @@ def test_the_model_earns_full_on_vectors_of_every_level(capsys, level_vectors, t
     assert out.splitlines()[-1] == "memoir Full (v0.1.2) earned; SHOULD 0/0"
     assert code == 0
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report_json.validate(report) == [] and report["summary"]["counts"]["pass"] == 3
+    # The three vectors, the two invariants derived from the merge vector, and JUnit's verdict case.
+    assert report_json.validate(report) == [] and report["summary"]["counts"]["pass"] == 5
     assert report["options"]["bundled"] is False
-    assert ET.parse(tmp_path / "r.xml").getroot().get("tests") == "3"
+    assert ET.parse(tmp_path / "r.xml").getroot().get("tests") == "6"
 
 
 def test_a_failing_vector_means_exit_1_and_an_expect_fail_entry_means_exit_0(capsys, vectors_root, tmp_path):
     failing = vector("e2e.merge.wrong", expect=[{"path": "/live/next_actions", "count": 7}])
     write_vector_file(vectors_root, "e2e/levels.json", LEVEL_VECTORS + [failing])
     code, out, _ = run_cli(capsys, "--model", "--no-bundled", "--vectors", vectors_root)
-    assert code == 1 and "Full claimed, not earned: 1 vector failed" in out.splitlines()[-1]
-    assert "at /live/next_actions (count): expected 7 elements, found 2" in out
+    assert code == 1 and "Full claimed, not earned: 1 MUST vector failed" in out.splitlines()[-1]
+    assert "at /live/next_actions (count; MUST S5.2-union-by-identity): expected 7 elements, found 2" in out
 
     code, listing, _ = run_cli(capsys, "--no-bundled", "--vectors", vectors_root, "--list", "-k", "wrong")
     digest = next(line.split()[4] for line in listing.splitlines() if line.startswith("e2e.merge.wrong"))
@@ -70,6 +71,7 @@ def test_a_failing_vector_means_exit_1_and_an_expect_fail_entry_means_exit_0(cap
     expect_fail.write_text(f"- id: e2e.merge.wrong\n  reason: tracked upstream\n  digest: {digest}\n")
     code, out, _ = run_cli(capsys, "--model", "--no-bundled", "--vectors", vectors_root, "--expect-fail", expect_fail)
     assert code == 0 and out.splitlines()[-1].endswith("1 expected failure")
+    assert "Full: not earned, 1 MUST vector waived by " in out and "Full (v0.1.2) earned" not in out
 
     expect_fail.write_text(f"- id: e2e.merge.wrong\n  reason: tracked upstream\n  digest: {'0' * 64}\n")
     code, out, _ = run_cli(capsys, "--model", "--no-bundled", "--vectors", vectors_root, "--expect-fail", expect_fail)
@@ -103,7 +105,8 @@ def test_spec_version_leaves_out_newer_vectors(capsys, vectors_root, tmp_path):
     newer = vector("e2e.merge.unknown-fields", requirements=["S5.4-unknown-fields-pass"])
     write_vector_file(vectors_root, "e2e/levels.json", LEVEL_VECTORS + [newer])
     code, out, _ = run_cli(capsys, "--model", "--no-bundled", "--vectors", vectors_root, "--list", "--spec", "0.1")
-    assert "e2e.merge.unknown-fields" not in out and "3 vectors (1 left out as newer than v0.1)" in out
+    # The vector and its two derived invariants are left out; e2e.merge.union brings two.
+    assert "e2e.merge.unknown-fields" not in out and "5 vectors (3 left out as newer than v0.1)" in out
     code, out, _ = run_cli(capsys, "--model", "--no-bundled", "--vectors", vectors_root, "--spec", "0.1")
     assert code == 0 and out.splitlines()[-1] == "memoir Full (v0.1) earned; SHOULD 0/0"
 
@@ -160,12 +163,15 @@ def test_a_hung_or_crashing_adapter_is_reported_on_its_vector_and_the_run_goes_o
         vector("e2e.merge.hang", input={"local": session("HANG"), "remote": {"version": 1}}),
         vector("e2e.merge.crash", input={"local": session("CRASH"), "remote": {"version": 1}}),
     ])
+    # Six faults of merge_sessions in a row (the two vectors and their derived invariants): not enough to give up.
     code, out, _ = run_cli(capsys, "--adapter", f"{sys.executable} {adapter}", "--timeout", "3",
-                           "--no-bundled", "--vectors", vectors_root, "--json", tmp_path / "r.json")
+                           "--give-up-after", "7", "--no-bundled", "--vectors", vectors_root,
+                           "--json", tmp_path / "r.json")
     report = json.loads((tmp_path / "r.json").read_text())
-    outcomes = {v["id"]: v["outcome"] for v in report["vectors"]}
+    outcomes = {v["id"]: v["outcome"] for v in report["vectors"] if not v["derived"]}
     assert outcomes == {"e2e.merge.crash": "error", "e2e.merge.hang": "error", "e2e.merge.union": "pass",
                         "e2e.read.absent-session": "pass", "e2e.write.add-and-complete": "pass"}
     assert "ERROR e2e.merge.hang" in out and "timeout" in out
     assert "about to crash on purpose" in out
-    assert code == 1 and "2 adapter errors" in out.splitlines()[-1]
+    # The invariants derived from the two broken merge vectors meet the same faults.
+    assert code == 1 and "6 adapter errors" in out.splitlines()[-1]

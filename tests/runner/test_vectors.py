@@ -25,7 +25,7 @@ def test_a_valid_file_loads_typed_vectors(vectors_root):
     write_vector_file(vectors_root, "merge/union.json", [vector("t.b"), vector("t.a", tags=["x"])])
     corpus = load_corpus([vectors_root])
     assert corpus.problems == []
-    assert [v.id for v in corpus.vectors] == ["t.a", "t.b"]
+    assert [v.id for v in corpus.vectors if not v.derived] == ["t.a", "t.b"]
     first = corpus.vectors[0]
     assert first.sections == ("5.2",) and first.level == "full" and first.tags == ("x",)
     assert first.file == "vectors/merge/union.json"
@@ -37,7 +37,7 @@ def test_requirements_index_and_golden_stores_are_not_vector_files(vectors_root)
     (vectors_root / "stores" / "s1").mkdir(parents=True)
     (vectors_root / "stores" / "s1" / "session.json").write_text('{"version": 1}')
     corpus = load_corpus([vectors_root])
-    assert corpus.problems == [] and [v.id for v in corpus.vectors] == ["t.a"]
+    assert corpus.problems == [] and [v.id for v in corpus.vectors if not v.derived] == ["t.a"]
 
 
 @pytest.mark.parametrize("mutate, json_path, words", [
@@ -46,7 +46,12 @@ def test_requirements_index_and_golden_stores_are_not_vector_files(vectors_root)
     (lambda v: v["expect"][0].update(count=2), "$.vectors[1].expect[0]", "exactly one keyword; found identities, count"),
     (lambda v: v["expect"].append({"path": "/x"}), "$.vectors[1].expect[1]", "needs one keyword"),
     (lambda v: v["expect"][0].update(path="live"), "$.vectors[1].expect[0].path", "does not match"),
-    (lambda v: v.update(tags=["ambiguous"]), "$.vectors[1]", "'ambiguity' is a required property"),
+    (lambda v: v.update(tags=["ambiguous"]), "$.vectors[1].tags", "no expectation depends on an interpretation"),
+    (lambda v: v["expect"][0].update(ambiguity="AMB-TIE"), "$.vectors[1].tags", "depends on AMB-TIE: tag the vector"),
+    (lambda v: v["expect"][0].update(requirements=["S5.2-newest-wins"]), "$.vectors[1].expect[0].requirements",
+     "not among the vector's requirements"),
+    (lambda v: v["input"].update(local={"$text": "x"}, remote={"$text": "y"}) or v["expect"][0].update(one_of=[]),
+     "$.vectors[1].expect[0]", "exactly one keyword"),
     (lambda v: v["input"].pop("remote"), "$.vectors[1].input", "'remote' is a required property"),
 ])
 def test_an_invalid_file_is_rejected_naming_file_and_json_path(vectors_root, mutate, json_path, words):

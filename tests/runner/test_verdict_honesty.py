@@ -1,0 +1,355 @@
+"""A verdict claims no more than was shown and demands no more than the spec (issue 11).
+
+Each test runs the bundled corpus against a small implementation built on
+the reference model that differs from it in one way the spec allows (it
+must still earn Full) or forbids (it must not). Implementations are
+in-process: only the vectors that send an op the implementation changes are
+run against it; every other vector's result is the reference model's, which
+it is by construction. (None of them changes what happens to a fresh empty
+store, so the runner-driven concurrency vectors are not run again either.)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import SPEC_VERSION, resources
+from conformance.model import entry as model_entry
+from conformance.model import merge as model_merge
+from conformance.model.frontmatter import parse_entry_text
+from conformance.model.identity import item_key
+from conformance.protocol.messages import ErrorResponse
+from conformance.runner import report_console, report_json, report_junit
+from conformance.runner.execute import required_ops, run_vector
+from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
+from conformance.runner.implementations import ModelImplementation
+from conformance.runner.requirements import load_requirements
+from conformance.runner.run import RunRecord
+from conformance.runner.vectors import RUNNER_DRIVEN_OPS, Vector, expand, load_corpus
+from conformance.model.session import DEFAULT_CAPS
+
+INDEX = load_requirements(resources.vectors_dir() / "requirements.json")
+SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
+               "add_decision", "hide_decision", "record_session")
+SMALL_CAPS = {"goals": 2, "next_actions": 3, "parked_actions": 10, "open_questions": 2, "decisions": 4,
+              "completed_actions": 12, "completed_goals": 12, "history": 6}
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    loaded = load_corpus([resources.vectors_dir()])
+    assert loaded.problems == []
+    return loaded.vectors
+
+
+@pytest.fixture(scope="module")
+def reference_results(corpus, tmp_path_factory):
+    model = ModelImplementation()
+    described = model.describe()
+    workdir = tmp_path_factory.mktemp("reference")
+    return {vector.id: run_vector(vector, model, described, workdir) for vector in corpus}
+
+
+def _ops(vector) -> set[str]:
+    if vector.op in RUNNER_DRIVEN_OPS:
+        return set()
+    expanded = expand(vector, DEFAULT_CAPS)
+    return set(required_ops(expanded)) if isinstance(expanded, Vector) else set()
+
+
+def results_of(corpus, reference_results, implementation, changed_ops, tmp_path):
+    """The results of `implementation`, running only the vectors that send one of `changed_ops`."""
+    described = implementation.describe()
+    return [run_vector(vector, implementation, described, tmp_path) if _ops(vector) & set(changed_ops)
+            else reference_results[vector.id] for vector in corpus]
+
+
+def graded_of(corpus, results, expected=()):
+    graded = grade_vectors(corpus, results, INDEX, list(expected))
+    return graded, grade(graded, SPEC_VERSION, "full", waived_by="known-failures.json" if expected else None)
+
+
+def graded_run(corpus, reference_results, implementation, changed_ops, tmp_path):
+    return graded_of(corpus, results_of(corpus, reference_results, implementation, changed_ops, tmp_path))
+
+
+def _failing(graded, strength="must"):
+    return sorted(item.vector.id for item in graded if strength in item.failed_strengths)
+
+
+def test_the_reference_model_earns_full(corpus, reference_results):
+    graded = grade_vectors(corpus, list(reference_results.values()), INDEX)
+    result = grade(graded, SPEC_VERSION, "full")
+    assert result.earned == "full" and result.exit_code == 0, _failing(graded)
+
+
+# --- readers ----------------------------------------------------------------------------
+
+class NoLinksReader(ModelImplementation):
+    """Resolves no [[wikilinks]] (a SHOULD of spec 3.4)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                found["links"] = []
+        return outcome
+
+
+class NoLegacyReader(ModelImplementation):
+    """Applies none of the Appendix A rows: a legacy file is an entry of an unknown type, read as opaque."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            outcome.result["entries"] = [self._plain(found, Path(args["store"])) for found in outcome.result["entries"]]
+        return outcome
+
+    @staticmethod
+    def _plain(found: dict, store: Path) -> dict:
+        if found["status"] == "quarantined":
+            return found
+        parsed = parse_entry_text((store / "memory" / f"{found['link']}.md").read_text(encoding="utf-8"))
+        fields = parsed.fields if parsed.has_frontmatter else {}
+        kind = fields.get("type")
+        name = fields.get("name")
+        return {"link": found["link"], "status": "ok" if kind in model_entry.ENTRY_TYPES else "opaque",
+                "type": kind if isinstance(kind, str) else None, "name": name if isinstance(name, str) else None,
+                "fields": fields, "body": parsed.body, "links": model_entry.wikilinks(parsed.body)}
+
+
+class RendersHiddenReader(ModelImplementation):
+    """Shows hidden decisions as live: breaks a Reader MUST (spec 8, tombstone visibility)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            try:
+                session = json.loads((Path(args["store"]) / "session.json").read_text(encoding="utf-8"))
+                decisions = session["current"]["decisions"]
+            except (OSError, ValueError, KeyError, TypeError):
+                return outcome
+            live = outcome.result["session"]["live"]
+            live["decisions"] = [d["text"] for d in decisions if isinstance(d, dict) and isinstance(d.get("text"), str)]
+        return outcome
+
+
+def test_a_reader_that_resolves_no_links_earns_full_with_should_points_missing(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, NoLinksReader(), ["read_store"], tmp_path)
+    assert result.earned == "full" and result.exit_code == 0, _failing(graded)
+    should = result.tallies["should"]
+    assert should.passed < should.total
+    assert {"read.entry.fact", "read.golden.canonical-six-types"} <= set(_failing(graded, "should"))
+    assert result.verdict.startswith("memoir Full (v0.1.2) earned; SHOULD ")
+
+
+def test_a_reader_that_maps_no_legacy_row_but_shows_legacy_files_opaque_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, NoLegacyReader(), ["read_store"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+    assert "read.legacy.feedback-is-lesson" in _failing(graded, "should")
+    assert result.tallies["should"].passed < result.tallies["should"].total
+
+
+# --- writers ----------------------------------------------------------------------------
+
+def _session(store: str) -> dict | None:
+    try:
+        return json.loads((Path(store) / "session.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _hidden(store: str, text: str) -> bool:
+    session = _session(store) or {}
+    decisions = session.get("current", {}).get("decisions", []) if isinstance(session, dict) else []
+    return any(item_key(d) == item_key({"text": text}) and d.get("hidden") is True for d in decisions)
+
+
+class RefusesReaddingHidden(ModelImplementation):
+    """Refuses to re-add a hidden decision: the decision stays hidden, nothing is lost."""
+
+    def call(self, op, args):
+        if op == "add_decision" and _hidden(args["store"], args["text"]):
+            return ErrorResponse(0, "invalid_input", "that decision was hidden; it stays hidden")
+        return super().call(op, args)
+
+
+class ReaddsHiddenVisibly(ModelImplementation):
+    """Re-adding a hidden decision brings it back: breaks the absolute tombstone (spec 5.3.1)."""
+
+    def call(self, op, args):
+        was_hidden = op == "add_decision" and _hidden(args["store"], args["text"])
+        outcome = super().call(op, args)
+        if was_hidden:
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+            for decision in session["current"]["decisions"]:
+                if item_key(decision) == item_key({"text": args["text"]}):
+                    decision.pop("hidden", None)
+            path.write_text(json.dumps(session), encoding="utf-8")
+        return outcome
+
+
+class RefusesPurging(ModelImplementation):
+    """Does not implement the purged form, a MAY of spec 5.3.1."""
+
+    def call(self, op, args):
+        if op == "hide_decision" and args.get("purge"):
+            return ErrorResponse(0, "unsupported", "purging is not implemented")
+        return super().call(op, args)
+
+
+def _newer_version(store: str) -> bool:
+    session = _session(store)
+    return isinstance(session, dict) and isinstance(session.get("version"), int) and session["version"] > 1
+
+
+class DestroysNewerSession(ModelImplementation):
+    """Meets a newer session version by starting over, without keeping the original's bytes."""
+
+    def call(self, op, args):
+        if op in SESSION_OPS and _newer_version(args["store"]):
+            (Path(args["store"]) / "session.json").unlink()
+        return super().call(op, args)
+
+
+class QuarantinesNewerSession(ModelImplementation):
+    """Meets a newer session version by quarantining it, then writing an empty-but-valid state (spec 6)."""
+
+    def call(self, op, args):
+        if op in SESSION_OPS and _newer_version(args["store"]):
+            path = Path(args["store"]) / "session.json"
+            shutil.copyfile(path, path.with_name("session.json.newer-version-backup"))
+            path.unlink()
+        return super().call(op, args)
+
+
+def test_a_writer_that_refuses_to_readd_a_hidden_decision_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, RefusesReaddingHidden(), ["add_decision"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+
+
+def test_a_writer_that_readds_a_hidden_decision_visibly_does_not(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, ReaddsHiddenVisibly(), ["add_decision"], tmp_path)
+    assert result.earned == "reader" and "write.hide.readd-stays-hidden" in _failing(graded)
+
+
+def test_a_writer_that_refuses_purging_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, RefusesPurging(), ["hide_decision"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+    refused = [item for item in graded if item.result.na_kind == "feature"]
+    assert {item.vector.id for item in refused} == {"write.hide.purge", "write.hide.purge-hashes-normalized-text"}
+    assert all(item.blocks is None for item in refused)
+
+
+def test_an_implementation_with_small_caps_earns_full(corpus, tmp_path):
+    implementation = ModelImplementation(caps=SMALL_CAPS)
+    results = [run_vector(vector, implementation, implementation.describe(), tmp_path) for vector in corpus]
+    graded = grade_vectors(corpus, results, INDEX)
+    result = grade(graded, SPEC_VERSION, "full")
+    assert result.earned == "full", _failing(graded)
+    assert not [item.vector.id for item in graded if item.result.outcome == "error"]
+
+
+def test_destroying_a_newer_session_is_caught_by_a_deciding_check(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, DestroysNewerSession(), SESSION_OPS, tmp_path)
+    assert result.earned == "reader"
+    assert "write.forward.newer-version-session-preserved" in _failing(graded)
+
+
+def test_quarantining_a_newer_session_then_writing_an_empty_state_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, QuarantinesNewerSession(), SESSION_OPS, tmp_path)
+    assert result.earned == "full", _failing(graded)
+    item = next(item for item in graded if item.vector.id == "write.forward.newer-version-session-preserved")
+    assert item.failed_strengths == ("advisory",), "only the kit's read-only reading is not followed"
+
+
+# --- merges: ties and convergence (spec 5.2, 5.4) --------------------------------------------
+
+def test_a_merge_that_lets_the_local_copy_win_ties_does_not_earn_full(corpus, reference_results, tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.setattr(model_merge, "by_date", lambda field: lambda item: (model_merge.dates.sort_key(item.get(field)),))
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions"], tmp_path)
+    assert result.earned == "writer"
+    caught = _failing(graded)
+    assert caught and all(vector_id.endswith("~swapped") for vector_id in caught)
+    assert "merge.newest.equal-dates-tie-a~swapped" in caught
+
+
+def test_a_merge_that_breaks_ties_by_another_symmetric_order_earns_full(corpus, reference_results, tmp_path,
+                                                                         monkeypatch):
+    def by_date(field):
+        # Equal dates: the smaller canonical JSON wins, whichever side it is on.
+        return lambda item: (model_merge.dates.sort_key(item.get(field)),
+                             tuple(-ord(char) for char in model_merge.canonical(item)))
+
+    monkeypatch.setattr(model_merge, "by_date", by_date)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+    assert "merge.newest.equal-dates-tie-a" in _failing(graded, "advisory"), "the kit's own tie rule is advisory"
+
+
+class MergesEntryFilesByVcs(ModelImplementation):
+    """Leaves same-named entry files to the user's VCS (spec 5.2 offers it): merge_stores keeps the local copy."""
+
+    def describe(self):
+        described = super().describe()
+        return type(described)(**{**described.__dict__, "choices": {"entry_file_merge": "vcs"}})
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "merge_stores" and outcome.ok:
+            for path in (Path(args["local"]) / "memory").glob("*.md"):
+                shutil.copyfile(path, Path(args["out"]) / "memory" / path.name)
+        return outcome
+
+
+def test_an_implementation_that_leaves_entry_files_to_the_vcs_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, MergesEntryFilesByVcs(), ["merge_stores"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+    chosen = {item.vector.id for item in graded if item.result.na_kind == "choice"}
+    assert "merge.stores.same-file-remote-updated-newer" in chosen
+    assert "merge.stores.same-file-remote-updated-newer~swapped" in chosen
+    graded_sessions = {item.vector.id: item.result.outcome for item in graded}
+    assert graded_sessions["merge.stores.sessions-merged-too"] == "pass", "the session merge is still graded"
+
+
+# --- waivers: never "earned" with something waived ---------------------------------------------
+
+def test_waived_reader_failures_print_no_earned_and_junit_stays_green(corpus, reference_results, tmp_path):
+    implementation = RendersHiddenReader()
+    results = results_of(corpus, reference_results, implementation, ["read_store"], tmp_path)
+    graded, _ = graded_of(corpus, results)
+    failing = [item.vector for item in graded if "must" in item.failed_strengths]
+    assert failing and all(vector.level == "reader" for vector in failing)
+    expected = [ExpectedFailure(vector.id, "renders hidden decisions", vector.digest) for vector in failing]
+    graded, result = graded_of(corpus, results, expected)
+    assert result.exit_code == 0
+    assert result.earned is None and result.reached_if_waived_fixed == "full"
+    assert result.levels["reader"].waived == sorted(vector.id for vector in failing)
+
+    record = RunRecord(
+        kit_version="0", spec=SPEC_VERSION, corpus_digest="0" * 64, implementation=implementation.label,
+        mode=implementation.mode, described=implementation.describe(), protocol=1, options={}, graded=graded,
+        grade=result, requirements=INDEX,
+    )
+    console = report_console.render(record)
+    assert f"Reader: not earned, {len(failing)} MUST vectors waived by known-failures.json" in console
+    assert not [line for line in console.splitlines()
+                if " earned" in line and "not earned" not in line and "no memoir level" not in line]
+
+    report = report_json.build(record)
+    assert report_json.validate(report) == []
+    assert report["grade"]["earned"] is None and report["grade"]["reached_if_waived_fixed"] == "full"
+    assert report["grade"]["levels"]["reader"]["earned"] is False
+    assert report["grade"]["levels"]["reader"]["waived"] == sorted(vector.id for vector in failing)
+
+    junit = ET.fromstring(ET.tostring(report_junit.build(record)))
+    assert junit.get("failures") == "0" and junit.get("errors") == "0"
+    assert not list(junit.iter("failure"))
+    assert int(junit.get("skipped")) >= len(failing)
