@@ -85,7 +85,8 @@ class Progress:
         self.close()
 
     def line(self) -> str:
-        count = f"{self.done}/{self.total}" if self.total else str(self.done)
+        # Past the total (a fuzz property shrinking a counterexample) only the count is shown.
+        count = f"{self.done}/{self.total}" if self.total and self.done <= self.total else str(self.done)
         elapsed = int(time.monotonic() - self._started)
         parts = [self.label, f"{count} {self.unit}", self.detail, f"{elapsed // 60}:{elapsed % 60:02d}"]
         return "  ".join(part for part in parts if part)

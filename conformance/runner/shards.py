@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from conformance.model.session import DEFAULT_CAPS
+from conformance.runner.grading import Grade, GradedVector, blocks_run
 from conformance.runner.vectors import Vector, evaluate_count
 
 # A vector at least this expensive is placed by cost, not by its id's hash.
@@ -108,3 +109,14 @@ def pick(vectors: list[Vector], shard: Shard) -> list[Vector]:
     """The vectors of `shard`, in their original order."""
     placed = assign(vectors, shard.count)
     return [vector for vector in vectors if placed[vector.id] == shard.index]
+
+
+def shard_grade(result: Grade, graded: list[GradedVector], shard: Shard, filtered: bool) -> Grade:
+    """A shard grades no level (it saw part of the corpus). It fails (exit 1) when one of its
+    vectors would make the whole run fail: a blocking result at or below the claimed level (at
+    any level when the run is also filtered), an xpass or a stale expect-fail entry."""
+    judged = replace(result, filtered=filtered)
+    failing = any(blocks_run(item, judged) for item in graded)
+    return replace(result, exit_code=1 if failing else 0,
+                   verdict=f"shard {shard}: merge the shard reports (memoir-conform merge-reports) to grade "
+                           f"the run; {result.verdict}")

@@ -89,6 +89,8 @@ def prepare(out: Path) -> str | None:
             elif target.exists():
                 target.unlink()
     out.mkdir(parents=True, exist_ok=True)
+    # Marks the directory as a site at once, so that a build that stops half-way can be run again.
+    (out / MANIFEST).write_text("{}\n", encoding="utf-8")
     return None
 
 

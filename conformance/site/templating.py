@@ -14,6 +14,8 @@ from pathlib import Path
 
 import jinja2
 
+from conformance.runner.report_console import _readable_args
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # Control characters other than tab and newline are shown as visible escapes:
 # a terminal escape or a NUL in an adapter's stderr must not reach the page as is.
@@ -34,6 +36,11 @@ def pretty_json(value: object, limit: int | None = None) -> str:
     return printable(text)
 
 
+def readable_sent(sent: list[dict]) -> list[dict]:
+    """The requests sent, session texts shown as the JSON they hold (as the console shows them)."""
+    return [{**request, "args": _readable_args(request["args"])} for request in sent]
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -46,4 +53,5 @@ def environment() -> jinja2.Environment:
     )
     env.filters["printable"] = printable
     env.filters["pretty_json"] = pretty_json
+    env.filters["readable_sent"] = readable_sent
     return env
