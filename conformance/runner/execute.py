@@ -167,10 +167,11 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if missing:
         return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
                             detail=f"the adapter does not declare op{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-    scratch = Path(workdir) / _scratch_name(vector.id)
+    # Made by the ops that put a store in it (merge_sessions sends texts only):
+    # on a slow disk a directory made and removed per vector is most of a run.
+    scratch = (Path(workdir) / _scratch_name(vector.id)).resolve()
     shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir(parents=True)
-    session = _Session(implementation, scratch.resolve())
+    session = _Session(implementation, scratch)
     try:
         run = DERIVED_OPS[(expanded.derived, expanded.op)] if expanded.derived else OPS[expanded.op]
         document, files, failures = run(expanded, session, effective_caps(described.caps))
