@@ -36,6 +36,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from conformance.runner.grading import LEVEL_NAMES
 from conformance.runner.vectors import LEVELS
 
 MATRIX_KEYS = ("name", "adapter", "cli", "oneshot", "timeout", "expect_fail", "claim")
@@ -198,7 +199,7 @@ def run_each(args: argparse.Namespace, chosen: list[Target],
             path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             written.append(path)
             grade = report["grade"]
-            rows.append([name, grade["claimed"] or "-", grade["earned"] or "none",
+            rows.append([name, LEVEL_NAMES.get(grade["claimed"], "-"), LEVEL_NAMES.get(grade["earned"], "none"),
                          f"{len(grade['levels']['full']['waived'])} waived" if grade["levels"]["full"]["waived"] else "",
                          code, str(path) if args.json_dir else ""])
             print(flush=True)

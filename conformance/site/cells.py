@@ -133,6 +133,11 @@ class Row:
     def outcomes(self) -> list[str]:
         return sorted({cell.state for cell in self.cells}, key=_state_rank)
 
+    def passing_everywhere(self) -> list[str]:
+        """The vectors that passed for every implementation that ran them."""
+        return [vector_id for vector_id, states in self.states.items()
+                if all(state in (PASS, None) for state in states)]
+
 
 @dataclass
 class Section:

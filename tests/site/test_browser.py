@@ -58,7 +58,9 @@ def page(browser):
 
 
 def cell(page, requirement: str, implementation: str):
-    return page.locator(f'tr[data-req="{requirement}"] td[data-impl="{implementation}"]')
+    """The matrix cell of a requirement and an implementation (its column, found by its header)."""
+    slugs = [header.get_attribute("data-impl") for header in page.locator("#matrix th.impl").all()]
+    return page.locator(f'tr[data-req="{requirement}"] td').nth(slugs.index(implementation))
 
 
 def test_the_matrix_shows_each_implementation_s_cell_for_a_known_failure(page, site):
