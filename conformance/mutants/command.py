@@ -16,9 +16,9 @@ from pathlib import Path
 from tabulate import tabulate
 
 from conformance.mutants import report
-from conformance.progress import Progress
 from conformance.mutants.evaluate import AdapterRun, load_selection, run_mutants
 from conformance.mutants.registry import load_registry, select_mutants
+from conformance.progress import Progress
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.options import positive_float, positive_int
 

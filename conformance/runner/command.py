@@ -63,12 +63,12 @@ def register(subparsers) -> None:
         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     target = parser.add_argument_group("implementation")
-    chosen = target  # --adapter and --cli repeat and mix (several implementations); --model goes alone
-    chosen.add_argument("--adapter", metavar="CMD", action=matrix.TargetAction,
+    # --adapter and --cli repeat and mix (several implementations); --model goes alone (matrix.targets)
+    target.add_argument("--adapter", metavar="CMD", action=matrix.TargetAction,
                         help="the adapter command line (default: the bundled reference adapter); "
                              "repeat it to run several implementations")
-    add_cli_option(chosen, action=matrix.TargetAction)
-    chosen.add_argument("--model", action="store_true",
+    add_cli_option(target, action=matrix.TargetAction)
+    target.add_argument("--model", action="store_true",
                         help="run the reference model in-process instead of an adapter (the kit's self-test)")
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
     target.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,
