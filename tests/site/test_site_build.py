@@ -110,3 +110,15 @@ def test_a_file_that_is_not_a_run_report_is_refused(tmp_path, capsys, content, m
 def test_a_missing_report_is_refused(tmp_path, capsys):
     assert main(["report", str(tmp_path / "absent.json"), "-o", str(tmp_path / "site")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_reports_of_different_corpora_are_flagged_on_every_page(report_paths, tmp_path, capsys):
+    other = json.loads(report_paths["mutant-03"].read_text())
+    other["corpus_digest"] = "f" * 64
+    other_path = tmp_path / "other.json"
+    other_path.write_text(json.dumps(other))
+    assert main(["report", str(report_paths["reference"]), str(other_path), "-o", str(tmp_path / "site")]) == 0
+    capsys.readouterr()
+    for page in pages(tmp_path / "site"):
+        text = page.read_text()
+        assert "2 corpus digests, 1 kit versions" in text and "ffffffffffffffff" in text, page
