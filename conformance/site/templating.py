@@ -14,16 +14,15 @@ from pathlib import Path
 
 import jinja2
 
+from conformance import safe_text
 from conformance.runner.report_console import _readable_args
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-# Control characters other than tab and newline are shown as visible escapes:
-# a terminal escape or a NUL in an adapter's stderr must not reach the page as is.
-_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0, 9), *range(11, 32), 127]}
 
 
 def printable(value: object) -> str:
-    return str(value).translate(_CONTROL)
+    """Control characters (a terminal escape, a NUL, a bidi override) shown as visible escapes."""
+    return safe_text.printable(str(value), multiline=True)
 
 
 def pretty_json(value: object, limit: int | None = None) -> str:

@@ -71,7 +71,7 @@ def test_untrusted_report_text_stays_text(report_paths, tmp_path, capsys):
         assert "\x1b" not in text and "\x00" not in text, page
     impl = next((tmp_path / "site" / "impl").iterdir()).read_text()
     assert "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;" in impl
-    assert "\\x1b[31m red\\x00" in impl
+    assert "\\u001b[31m red\\u0000" in impl
 
 
 def test_the_output_directory_is_refused_unless_empty_or_a_site(report_paths, tmp_path, capsys):
