@@ -132,7 +132,7 @@ class Describe:
     ops: tuple[str, ...]
     caps: Mapping[str, int]
     # Where the spec offers a choice, the one this implementation made
-    # (docs/adapter-protocol.md, extension E11); absent: the spec's first option.
+    # (docs/adapter-protocol.md, extension E14); absent: the spec's first option.
     choices: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
