@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate reports/site/: the results site of the implementations bundled with the kit.
 
-    python reports/regenerate.py            # about 6 minutes on two cores
+    python reports/regenerate.py            # 3 to 5 minutes on two cores
 
 Runs the whole bundled corpus against the reference adapter, the Node.js
 example (runners/node-example, needs `node` 18 or later) and every mutant
