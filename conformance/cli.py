@@ -30,6 +30,8 @@ COMMANDS = {
     "mutants": "conformance.mutants.command",
     "fuzz": "conformance.fuzz.command",
     "init": "conformance.cli_adapter.command",
+    "report": "conformance.site.command",
+    "merge-reports": "conformance.runner.merge_reports",
 }
 
 

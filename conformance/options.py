@@ -43,11 +43,12 @@ def default_adapter() -> list[str]:
     return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
 
 
-def add_cli_option(group) -> None:
-    """`--cli FILE`: the implementation is a command-line tool driven by the generic CLI adapter."""
+def add_cli_option(group, **extra) -> None:
+    """`--cli FILE`: the implementation is a command-line tool driven by the generic CLI adapter
+    (`extra`: more add_argument keywords, such as the action of a repeatable option)."""
     group.add_argument("--cli", metavar="FILE", type=Path,
                        help="test a command-line tool through the generic CLI adapter that FILE configures "
-                            "(docs/cli-adapter.md; `memoir-conform init cli` writes one)")
+                            "(docs/cli-adapter.md; `memoir-conform init cli` writes one)", **extra)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from conformance import SPEC_VERSION, SPEC_VERSIONS, __version__, resources
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError, sandbox_problem
-from conformance.runner import report_console, report_json, report_junit
-from conformance.runner.execute import VectorResult
+from conformance.progress import Progress
+from conformance.runner import matrix, report_console, report_json, report_junit, shards
 from conformance.runner.grading import claimed_level, grade, grade_vectors, load_expected_failures
 from conformance.runner.implementations import AdapterImplementation, ModelImplementation
 from conformance.runner.requirements import RequirementIndex, load_requirements
@@ -72,10 +72,12 @@ def register(subparsers) -> None:
         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     target = parser.add_argument_group("implementation")
-    chosen = target.add_mutually_exclusive_group()
-    chosen.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
-    add_cli_option(chosen)
-    chosen.add_argument("--model", action="store_true",
+    # --adapter and --cli repeat and mix (several implementations); --model goes alone (matrix.targets)
+    target.add_argument("--adapter", metavar="CMD", action=matrix.TargetAction,
+                        help="the adapter command line (default: the bundled reference adapter); "
+                             "repeat it to run several implementations")
+    add_cli_option(target, action=matrix.TargetAction)
+    target.add_argument("--model", action="store_true",
                         help="run the reference model in-process instead of an adapter (the kit's self-test)")
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
     target.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,
@@ -99,6 +101,9 @@ def register(subparsers) -> None:
     pick.add_argument("--vectors", action="append", default=[], metavar="DIR", type=Path,
                       help="also load vector files from DIR, e.g. your regression vectors (repeatable)")
     pick.add_argument("--no-bundled", action="store_true", help="do not load the bundled corpus (only --vectors DIRs)")
+    pick.add_argument("--shard", metavar="K/N", type=shards.parse_shard,
+                      help="run only shard K of N of the selected vectors (a CI matrix; docs/ci.md); "
+                           "merge the shard reports with `memoir-conform merge-reports`")
     pick.add_argument("--list", action="store_true", help="list the selected vectors with their digests, run nothing")
 
     grading = parser.add_argument_group("grading and reports")
@@ -106,6 +111,8 @@ def register(subparsers) -> None:
     grading.add_argument("--expect-fail", metavar="FILE", type=Path, help="known failures (see below)")
     grading.add_argument("--json", metavar="FILE", type=Path, help="write the report as JSON (schema/report.schema.json)")
     grading.add_argument("--junit", metavar="FILE", type=Path, help="write the report as JUnit XML")
+    matrix.add_options(parser, target, grading)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress line on the terminal")
     parser.set_defaults(handler=run_command)
 
     try:
@@ -125,7 +132,7 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def _requirements(roots: list[Path]) -> RequirementIndex:
+def requirement_index(roots: list[Path]) -> RequirementIndex:
     """The bundled index, with any requirements.json of the extra vector dirs added."""
     index = load_requirements(resources.vectors_dir() / "requirements.json")
     for root in roots:
@@ -145,10 +152,21 @@ def _options(args) -> dict:
         "expect_fail": str(args.expect_fail) if args.expect_fail else None,
         "give_up_after": args.give_up_after, "sandbox": args.sandbox, "adapter_memory_mib": args.adapter_memory,
         "adapter_cpu_s": args.adapter_cpu, "max_line_mib": args.max_line,
+        "shard": str(args.shard) if args.shard else None,
     }
 
 
 def run_command(args) -> int:
+    """One implementation as below, or several (matrix.run_each runs each of them so)."""
+    chosen = matrix.targets(args)
+    if isinstance(chosen, str):
+        return _error(chosen)
+    if matrix.several(args, chosen):
+        return matrix.run_each(args, chosen, run_one)
+    return run_one(args)
+
+
+def run_one(args) -> int:
     if args.model and args.oneshot:
         return _error("--oneshot applies to adapters, not to --model")
     if args.sandbox and (args.model or sandbox_problem()):
@@ -162,7 +180,7 @@ def run_command(args) -> int:
         for problem in corpus.problems:
             print(f"invalid vector file: {problem}", file=sys.stderr)
         return _error(f"{len(corpus.problems)} problem(s) in the vector files; nothing was run")
-    index = _requirements(list(args.vectors))
+    index = requirement_index(list(args.vectors))
     notes = [index.problem] if index.problem else []
     mixed = [f"{vector.file}: vector {vector.id!r}: {problem}"
              for vector in corpus.vectors for problem in strength_problems(vector, index)]
@@ -183,6 +201,8 @@ def run_command(args) -> int:
 
     filters = Filters(args.level, tuple(args.section), tuple(args.tag), args.pattern)
     vectors, newer = select(corpus.vectors, filters, index, args.spec)
+    if args.shard:
+        vectors = shards.pick(vectors, args.shard)
     if args.list:
         rows = [[v.id, v.level, " ".join(v.sections), v.op, v.digest, v.title] for v in vectors]
         print(tabulate(rows, headers=["id", "level", "sections", "op", "digest", "title"], tablefmt="simple"))
@@ -214,14 +234,15 @@ def run_command(args) -> int:
             return _error(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""))
         if described.spec != args.spec:
             notes.append(f"the adapter implements spec {described.spec}; graded against v{args.spec}")
-        progress = _Progress(len(vectors))
-        results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs, progress.step,
-                              give_up_after=args.give_up_after, notes=notes)
-        progress.done()
+        with Progress(len(vectors), "vectors", args.progress_label, quiet=args.quiet) as progress:
+            results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs,
+                                  lambda result: progress.advance(), give_up_after=args.give_up_after, notes=notes)
         graded = grade_vectors(vectors, results, index, expected)
         claimed = claimed_level(described.claims, args.claim)
-        graded_run = grade(graded, args.spec, claimed, filtered=filters.active,
+        graded_run = grade(graded, args.spec, claimed, filtered=filters.active or bool(args.shard),
                            waived_by=str(args.expect_fail) if args.expect_fail else None)
+        if args.shard:
+            graded_run = shards.shard_grade(graded_run, graded, args.shard, filters.active)
         record = RunRecord(
             kit_version=__version__, spec=args.spec, corpus_digest=corpus.digest,
             implementation=implementation.label, mode=implementation.mode, described=described,
@@ -242,21 +263,3 @@ def run_command(args) -> int:
         if implementation is not None:
             implementation.close()
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-class _Progress:
-    """A one-line counter on stderr while vectors run, when stderr is a terminal."""
-
-    def __init__(self, total: int):
-        self.total = total
-        self.count = 0
-        self.enabled = sys.stderr.isatty()
-
-    def step(self, result: VectorResult) -> None:
-        self.count += 1
-        if self.enabled:
-            print(f"\r{self.count}/{self.total} vectors", end="", file=sys.stderr, flush=True)
-
-    def done(self) -> None:
-        if self.enabled:
-            print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)

@@ -141,8 +141,9 @@ def test_a_bad_configuration_stops_every_command_before_anything_runs(toymemo, c
     assert f"{config}: ops.add_goal.command: unknown placeholder {{txt}}" in err
 
 
-def test_cli_and_adapter_cannot_be_given_together(capsys):
-    assert main(["run", "--cli", "x.toml", "--adapter", "y"]) == 2
+def test_cli_and_adapter_cannot_be_given_together_to_a_one_implementation_command(capsys):
+    # `run` takes both (several implementations, tests/runner/test_matrix.py); `fuzz` drives one.
+    assert main(["fuzz", "--cli", "x.toml", "--adapter", "y"]) == 2
     assert "not allowed with argument" in capsys.readouterr().err
 
 
