@@ -27,6 +27,7 @@ COMMANDS = {
     "coverage": "conformance.corpus.command",
     "mutants": "conformance.mutants.command",
     "fuzz": "conformance.fuzz.command",
+    "init": "conformance.cli_adapter.command",
 }
 
 

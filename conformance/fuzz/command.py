@@ -27,7 +27,7 @@ from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
 from conformance.runner.implementations import AdapterImplementation
-from conformance.options import default_adapter, positive_float, positive_int
+from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXAMPLES = 200
@@ -59,7 +59,9 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     target = parser.add_argument_group("implementation")
-    target.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
+    chosen = target.add_mutually_exclusive_group()
+    chosen.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
+    add_cli_option(chosen)
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
     target.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
@@ -127,10 +129,12 @@ def fuzz_command(args) -> int:
     if own_storage:
         set_hypothesis_home_dir(workdir / "hypothesis")
     try:
-        command = args.adapter if args.adapter else default_adapter()
+        adapter = chosen_adapter(args, "memoir-conform fuzz")
+        if adapter is None:
+            return EXIT_USAGE
         try:
-            implementation = AdapterImplementation(command, workdir=workdir / "adapters", oneshot=args.oneshot,
-                                                   timeout=args.timeout)
+            implementation = AdapterImplementation(adapter.command, workdir=workdir / "adapters",
+                                                   oneshot=args.oneshot, timeout=adapter.timeout)
         except StartError as error:
             return _error(f"cannot start the adapter: {error}")
         described = implementation.describe()
@@ -157,7 +161,8 @@ def fuzz_command(args) -> int:
                 except OSError as error:
                     return _error(f"cannot write the vector file: {error}")
         differential = not args.no_differential
-        print(report.render(run, implementation.label, described, subject.caps, saved, args.adapter, differential,
+        target = ["--cli", str(args.cli)] if args.cli else ["--adapter", args.adapter] if args.adapter else []
+        print(report.render(run, implementation.label, described, subject.caps, saved, target, differential,
                             args.oneshot))
         if args.json is not None:
             try:

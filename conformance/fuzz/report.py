@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import Sequence
 
 from conformance import SPEC_VERSION, __version__
 from conformance.fuzz.engine import ERROR, FAILED, PASSED, SKIPPED, FuzzRun, PropertyResult
@@ -82,10 +83,9 @@ def counterexample_block(result: PropertyResult, reproduce: str) -> str:
     return "\n".join(lines)
 
 
-def reproduce_command(adapter: str | None, run: FuzzRun, name: str, differential: bool, oneshot: bool) -> str:
-    parts = ["memoir-conform", "fuzz"]
-    if adapter:
-        parts += ["--adapter", adapter]
+def reproduce_command(target: Sequence[str], run: FuzzRun, name: str, differential: bool, oneshot: bool) -> str:
+    """`target`: the options that name the implementation (`--adapter CMD`, `--cli FILE`, or none)."""
+    parts = ["memoir-conform", "fuzz", *target]
     if oneshot:
         parts.append("--oneshot")
     parts += ["--seed", str(run.seed), "--examples", str(run.examples), "--property", name]
@@ -95,7 +95,7 @@ def reproduce_command(adapter: str | None, run: FuzzRun, name: str, differential
 
 
 def render(run: FuzzRun, label: str, described: Describe, caps: dict, saved: dict[str, Saved],
-           adapter: str | None, differential: bool, oneshot: bool) -> str:
+           target: Sequence[str], differential: bool, oneshot: bool) -> str:
     head = [f"memoir-conform fuzz: {label}",
             f"  implementation: {described.name} {described.version}, spec {described.spec}",
             f"  caps: {', '.join(f'{k} {v}' for k, v in caps.items())}",
@@ -107,7 +107,7 @@ def render(run: FuzzRun, label: str, described: Describe, caps: dict, saved: dic
     blocks = []
     for result in run.results:
         if result.status == FAILED and result.counterexample is not None:
-            block = counterexample_block(result, reproduce_command(adapter, run, result.name, differential, oneshot))
+            block = counterexample_block(result, reproduce_command(target, run, result.name, differential, oneshot))
             if result.name in saved:
                 block += f"\nvector: {saved[result.name].message}"
             blocks.append(block)

@@ -29,7 +29,7 @@ from conformance.runner.run import RunRecord, run_vectors
 from conformance.runner.selection import Filters, select
 from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, load_corpus
-from conformance.options import default_adapter, positive_float, positive_int
+from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int
 
 EXIT_OK, EXIT_NOT_EARNED, EXIT_USAGE = 0, 1, 2
 
@@ -65,6 +65,7 @@ def register(subparsers) -> None:
     target = parser.add_argument_group("implementation")
     chosen = target.add_mutually_exclusive_group()
     chosen.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
+    add_cli_option(chosen)
     chosen.add_argument("--model", action="store_true",
                         help="run the reference model in-process instead of an adapter (the kit's self-test)")
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
@@ -124,6 +125,7 @@ def _requirements(roots: list[Path]) -> RequirementIndex:
 def _options(args) -> dict:
     return {
         "adapter": args.adapter, "model": args.model, "oneshot": args.oneshot, "timeout": args.timeout,
+        "cli": str(args.cli) if args.cli else None,
         "jobs": args.jobs, "level": args.level, "sections": args.section, "tags": args.tag,
         "pattern": args.pattern, "spec": args.spec, "vectors": [str(path) for path in args.vectors],
         "bundled": not args.no_bundled, "claim": args.claim,
@@ -178,10 +180,12 @@ def run_command(args) -> int:
         if args.model:
             implementation = ModelImplementation()
         else:
-            command = args.adapter if args.adapter else default_adapter()
+            adapter = chosen_adapter(args, "memoir-conform run")
+            if adapter is None:
+                return EXIT_USAGE
             try:
-                implementation = AdapterImplementation(command, workdir=workdir / "adapters",
-                                                       oneshot=args.oneshot, timeout=args.timeout)
+                implementation = AdapterImplementation(adapter.command, workdir=workdir / "adapters",
+                                                       oneshot=args.oneshot, timeout=adapter.timeout)
             except StartError as error:
                 return _error(f"cannot start the adapter: {error}")
         described = implementation.describe()

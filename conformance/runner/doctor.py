@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import tempfile
 import time
@@ -33,6 +34,7 @@ from conformance.protocol.messages import (
     negotiate,
 )
 from conformance.protocol.process import AdapterProcess, StartError, adapter_environment, resolve_command
+from conformance.options import add_cli_option, chosen_adapter
 
 Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
 
@@ -450,8 +452,9 @@ def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
             "Exit codes: 0 all checks passed, 1 some check failed, 2 the adapter could not be started."
         ),
     )
-    parser.add_argument("--adapter", required=True, metavar="CMD",
-                        help='the adapter command line, for example "node my-adapter.js"')
+    chosen = parser.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--adapter", metavar="CMD", help='the adapter command line, for example "node my-adapter.js"')
+    add_cli_option(chosen)
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--oneshot", action="store_true",
@@ -467,4 +470,8 @@ def handler(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         print("memoir-conform doctor: --timeout must be a positive number of seconds", file=sys.stderr)
         return 2
-    return run_doctor(args.adapter, timeout=args.timeout, oneshot=args.oneshot)
+    adapter = chosen_adapter(args, "memoir-conform doctor")
+    if adapter is None:
+        return 2
+    command = adapter.command if isinstance(adapter.command, str) else shlex.join(adapter.command)
+    return run_doctor(command, timeout=adapter.timeout, oneshot=args.oneshot)

@@ -1,0 +1,88 @@
+"""Benchmark: the corpus through the generic CLI adapter, against the reference adapter.
+
+Not a test. The CLI adapter starts one process of the tool per request, so
+its cost is the tool's start-up time times the number of requests. This
+runs every vector of the bundled corpus (or those matching `-k`) through
+the reference adapter (persistent, -j 1), then through the CLI adapter
+with `-j 1` and `-j 2`, in one process, and prints wall times and their
+ratio to the reference run.
+
+    python benchmarks/cli_adapter_bench.py                    # toymemo, the tests' example CLI
+    python benchmarks/cli_adapter_bench.py --cli mytool.toml  # your tool (on PATH)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+try:
+    import conformance  # noqa: F401
+except ImportError:  # run from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from run_modes_bench import run_configuration
+from tabulate import tabulate
+
+from conformance import SPEC_VERSION, resources
+from conformance.cli_adapter import adapter_command
+from conformance.cli_adapter.config import load
+from conformance.options import default_adapter
+from conformance.runner.requirements import load_requirements
+from conformance.runner.selection import Filters, select
+from conformance.runner.vectors import load_corpus
+
+TOYMEMO = Path(__file__).resolve().parents[1] / "tests" / "cli_adapter" / "toymemo"
+
+
+def put_toymemo_on_path(bin_dir: Path) -> None:
+    wrapper = bin_dir / "toymemo"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{TOYMEMO / "toymemo.py"}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", metavar="FILE", type=Path, help="CLI adapter configuration (default: toymemo's)")
+    parser.add_argument("-k", dest="pattern", help="only vectors whose id matches this glob or contains it")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per answer (default 30)")
+    args = parser.parse_args(argv)
+
+    corpus = load_corpus([resources.vectors_dir()])
+    index = load_requirements(resources.vectors_dir() / "requirements.json")
+    vectors, _ = select(corpus.vectors, Filters(pattern=args.pattern), index, SPEC_VERSION)
+    with tempfile.TemporaryDirectory(prefix="memoir-bench-bin-") as bin_dir:
+        if args.cli is None:
+            put_toymemo_on_path(Path(bin_dir))
+        config = args.cli or TOYMEMO / "toymemo.toml"
+        loaded = load(config)
+        if isinstance(loaded, list):
+            print("\n".join(loaded), file=sys.stderr)
+            return 2
+        runs = [("reference adapter", default_adapter(), 1),
+                (f"--cli {config.name}", adapter_command(config, args.timeout), 1),
+                (f"--cli {config.name}", adapter_command(config, args.timeout), 2)]
+        rows, baseline = [], None
+        for label, command, jobs in runs:
+            print(f"{label} -j {jobs}: {len(vectors)} vectors ...", file=sys.stderr, flush=True)
+            measured = run_configuration(command, vectors, False, jobs, args.timeout)
+            if isinstance(measured, str):
+                print(f"cannot start the adapter: {measured}", file=sys.stderr)
+                return 2
+            elapsed, outcomes = measured
+            baseline = baseline or elapsed
+            passed = sum(outcome == "pass" for outcome in outcomes.values())
+            rows.append([label, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}", f"{elapsed / baseline:.1f}x",
+                         f"{passed}/{len(outcomes)}"])
+    print(tabulate(rows, headers=["implementation", "jobs", "wall s", "vectors/s", "vs reference", "passed"],
+                   tablefmt="simple"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

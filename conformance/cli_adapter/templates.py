@@ -1,0 +1,152 @@
+"""Command templates: strings with `{placeholder}` fields, and `if` tables.
+
+A template string is split into literal text and fields once, when the
+configuration is loaded, so that every mistake (an unknown placeholder, an
+unbalanced brace) is found before anything runs. Rendering never re-parses
+what it substitutes: a value is one argv element, whatever characters it
+holds, and in a `shell = true` template it is quoted for `/bin/sh`.
+
+An argv template is a list of items: a string (one argument) or an `if`
+table, `{if = "why", then = ["--why", "{why}"], else = [...]}`, whose
+branch is chosen by whether the op argument is given (and not false).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import string
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Union
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class TemplateError(ValueError):
+    """A template string or item that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Text:
+    """One template string: literal text and placeholder fields, in order."""
+
+    source: str
+    parts: tuple[tuple[str, str | None], ...]  # (literal, field name or None)
+
+    @classmethod
+    def parse(cls, source: str) -> Text:
+        parts = []
+        try:
+            parsed = list(string.Formatter().parse(source))
+        except ValueError as error:
+            raise TemplateError(f"{source!r}: {error} (write {{{{ and }}}} for literal braces)") from None
+        for literal, field, spec, conversion in parsed:
+            if field is not None:
+                if not _NAME.match(field):
+                    raise TemplateError(f"{source!r}: {{{field}}} is not a placeholder name")
+                if spec or conversion:
+                    raise TemplateError(f"{source!r}: {{{field}}} takes no conversion or format")
+            parts.append((literal, field))
+        return cls(source, tuple(parts))
+
+    @property
+    def fields(self) -> set[str]:
+        return {field for _, field in self.parts if field is not None}
+
+    def render(self, values: Mapping[str, str], quote: Callable[[str], str] = str) -> str:
+        return "".join(literal + ("" if field is None else quote(values[field])) for literal, field in self.parts)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An `if` table: `then` when the argument `condition` is given and not false, else `otherwise`."""
+
+    condition: str
+    then: tuple[Item, ...]
+    otherwise: tuple[Item, ...] = ()
+
+
+Item = Union[Text, Choice]
+
+
+def parse_argv(items: Iterable[object]) -> tuple[Item, ...]:
+    """A TOML array of strings and `if` tables as template items."""
+    parsed: list[Item] = []
+    for item in items:
+        if isinstance(item, str):
+            parsed.append(Text.parse(item))
+        elif isinstance(item, dict):
+            parsed.append(_parse_choice(item))
+        else:
+            raise TemplateError(f"{item!r} is neither a string nor an `if` table")
+    return tuple(parsed)
+
+
+def _parse_choice(table: dict) -> Choice:
+    unknown = sorted(set(table) - {"if", "then", "else"})
+    if unknown:
+        raise TemplateError(f"an `if` table has only the keys if, then, else; found {', '.join(unknown)}")
+    condition = table.get("if")
+    if not isinstance(condition, str) or not _NAME.match(condition):
+        raise TemplateError("an `if` table needs `if = \"ARGUMENT\"`, an op argument's name")
+    branches = []
+    for key in ("then", "else"):
+        branch = table.get(key, [])
+        if not isinstance(branch, list):
+            raise TemplateError(f"`{key}` of an `if` table is a list of arguments")
+        branches.append(parse_argv(branch))
+    if not any(branches):
+        raise TemplateError("an `if` table needs `then` or `else`")
+    return Choice(condition, *branches)
+
+
+def fields_of(items: Iterable[Item]) -> set[str]:
+    """Every placeholder the items use, in either branch of their `if` tables."""
+    names: set[str] = set()
+    for item in items:
+        if isinstance(item, Text):
+            names |= item.fields
+        else:
+            names |= fields_of(item.then) | fields_of(item.otherwise)
+    return names
+
+
+def conditions_of(items: Iterable[Item]) -> set[str]:
+    """The argument names the items' `if` tables test."""
+    names: set[str] = set()
+    for item in items:
+        if isinstance(item, Choice):
+            names |= {item.condition} | conditions_of(item.then) | conditions_of(item.otherwise)
+    return names
+
+
+def render_argv(items: Iterable[Item], values: Mapping[str, str], given: Callable[[str], bool]) -> list[str]:
+    """The argv list: one element per string item, `if` tables resolved."""
+    argv: list[str] = []
+    for item in items:
+        if isinstance(item, Text):
+            argv.append(item.render(values))
+        else:
+            argv.extend(render_argv(item.then if given(item.condition) else item.otherwise, values, given))
+    return argv
+
+
+def render_shell(template: Text, values: Mapping[str, str]) -> str:
+    """A `/bin/sh` command line with every substituted value quoted."""
+    return template.render(values, shlex.quote)
+
+
+def quoted_fields(template: Text) -> list[str]:
+    """Placeholders that sit inside quotes in a shell template (they would be quoted twice)."""
+    found, quote, escaped = [], "", False
+    for literal, field in template.parts:
+        for char in literal:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote != "'":
+                escaped = True
+            elif char in "'\"" and quote in ("", char):
+                quote = "" if quote else char
+        if field is not None and quote:
+            found.append(field)
+    return found
