@@ -90,6 +90,7 @@ class AdapterProcess:
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._at_eof = False
         self._stderr = bytearray()
+        self._stderr_received = 0   # bytes ever read from stderr: marks for stderr_since()
         self._stderr_lock = threading.Lock()
         self._stdout_thread = threading.Thread(target=self._pump_stdout, daemon=True)
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
@@ -115,6 +116,7 @@ class AdapterProcess:
             while chunk := stream.read1(4096):
                 with self._stderr_lock:
                     self._stderr += chunk
+                    self._stderr_received += len(chunk)
                     del self._stderr[:-STDERR_TAIL_BYTES]
         except (OSError, ValueError):
             pass
@@ -198,3 +200,14 @@ class AdapterProcess:
             self._stderr_thread.join(settle)
         with self._stderr_lock:
             return bytes(self._stderr).decode("utf-8", errors="replace")
+
+    def stderr_mark(self) -> int:
+        """A mark for `stderr_since`: how many bytes stderr has carried so far."""
+        with self._stderr_lock:
+            return self._stderr_received
+
+    def stderr_since(self, mark: int) -> str:
+        """What stderr carried after `mark` (its last few KiB)."""
+        with self._stderr_lock:
+            new = self._stderr_received - mark
+            return bytes(self._stderr[-new:] if new > 0 else b"").decode("utf-8", errors="replace")

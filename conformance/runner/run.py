@@ -23,8 +23,10 @@ from conformance.runner.vectors import Vector
 
 
 def run_vectors(vectors: list[Vector], primary: Implementation, described: Describe, workdir: Path,
-                jobs: int = 1, on_result: Callable[[VectorResult], None] | None = None) -> list[VectorResult]:
-    """Run every vector; `primary` is already described. Never raises for an adapter's misbehaviour."""
+                jobs: int = 1, on_result: Callable[[VectorResult], None] | None = None, *,
+                keep_scratch: Path | None = None) -> list[VectorResult]:
+    """Run every vector; `primary` is already described. Never raises for an adapter's misbehaviour.
+    With `keep_scratch`, failing vectors leave their scratch directories there."""
     workers = [primary] + [primary.fork() for _ in range(max(1, min(jobs, len(vectors))) - 1)]
     pending: queue.Queue[Vector] = queue.Queue()
     for vector in vectors:
@@ -38,7 +40,7 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
                 vector = pending.get_nowait()
             except queue.Empty:
                 return
-            result = run_vector(vector, implementation, described, workdir)
+            result = run_vector(vector, implementation, described, workdir, keep_scratch)
             with lock:
                 results.append(result)
                 if on_result:
