@@ -34,7 +34,7 @@ from conformance.protocol.messages import (
     negotiate,
 )
 from conformance.protocol.process import AdapterProcess, StartError, adapter_environment, resolve_command
-from conformance.options import add_cli_option, chosen_adapter
+from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
 
 Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
 
@@ -435,6 +435,9 @@ def run_doctor(
         for line in stderr.strip().splitlines()[-10:]:
             print(f"  | {line}", file=out)
     if described is None:
+        hint = missing_paths_hint(command)
+        if hint:
+            print(f"hint: {hint}", file=out)
         print("could not start the adapter: fix the first FAIL above, then run doctor again", file=out)
         return 2
     print(f"{len(passed)} passed, {len(failed)} failed, {len(warned)} warnings", file=out)

@@ -187,7 +187,7 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
             if captured and not result.runner_error:
                 result.stderr_tail = captured
         if keep_scratch is not None and result.outcome in (FAIL, ERROR):
-            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / _scratch_name(vector.id))
+            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result.sent = session.sent
@@ -238,8 +238,13 @@ def annotated(failure: CheckFailure, expectation: Expectation) -> CheckFailure:
     return replace(failure, requirements=expectation.requirements, ambiguity=expectation.ambiguity)
 
 
+def safe_name(vector_id: str) -> str:
+    """A vector id as a file name (ids are `[a-z0-9._-]`, derived ones add `~`)."""
+    return "".join(char if char.isalnum() or char in "._-" else "_" for char in vector_id)
+
+
 def _scratch_name(vector_id: str) -> str:
-    return "v-" + "".join(char if char.isalnum() or char in "._-" else "_" for char in vector_id)
+    return "v-" + safe_name(vector_id)
 
 
 # --- reading stores with the reference model -----------------------------------

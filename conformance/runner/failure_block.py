@@ -126,7 +126,7 @@ def describe_failure(item: GradedVector, requirements: RequirementIndex) -> str:
         lines.append(f"  listed as an expected failure ({item.expected.reason}) but it passed: remove the entry")
     if item.outcome == "stale":
         lines.append("  the vector changed since its expect-fail entry was written: re-check it, then update the "
-                     "entry's digest")
+                     "entry's digest (or run with --write-expect-fail FILE --refresh-digests)")
         lines.append(f"    entry digest:  {item.expected.digest}")
         lines.append(f"    vector digest: {vector.digest}")
     if result.failures or result.outcome == "error":
