@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import shlex
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -201,13 +203,27 @@ class AdapterProcess:
         with self._stderr_lock:
             return bytes(self._stderr).decode("utf-8", errors="replace")
 
+    def _stderr_pending(self) -> bool:
+        """Bytes wait in the stderr pipe for the reader thread."""
+        if os.name != "posix" or not self._stderr_thread.is_alive():
+            return False
+        try:
+            readable, _, _ = select.select([self.popen.stderr], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return bool(readable)
+
     def stderr_mark(self) -> int:
         """A mark for `stderr_since`: how many bytes stderr has carried so far."""
         with self._stderr_lock:
             return self._stderr_received
 
-    def stderr_since(self, mark: int) -> str:
-        """What stderr carried after `mark` (its last few KiB)."""
+    def stderr_since(self, mark: int, settle: float = 0.0) -> str:
+        """What stderr carried after `mark` (its last few KiB); `settle` waits up
+        to that long for what the adapter wrote but the reader thread has not read yet."""
+        deadline = time.monotonic() + settle
+        while self._stderr_pending() and time.monotonic() < deadline:
+            time.sleep(0.002)
         with self._stderr_lock:
             new = self._stderr_received - mark
             return bytes(self._stderr[-new:] if new > 0 else b"").decode("utf-8", errors="replace")

@@ -214,6 +214,9 @@ def run_command(args) -> int:
         results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs, progress.step,
                               keep_scratch=args.keep_scratch)
         progress.done()
+        if _exits_after_answering(results) and not args.oneshot:
+            notes.append("the adapter exited with code 0 instead of answering some requests: if it serves one "
+                         "request per process, run with --oneshot (`memoir-conform doctor` checks it)")
         graded = grade_vectors(vectors, results, index, expected)
         claimed = claimed_level(described.claims, args.claim)
         graded_run = grade(graded, args.spec, claimed, filtered=narrowed,
@@ -245,6 +248,11 @@ def run_command(args) -> int:
         if implementation is not None:
             implementation.close()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _exits_after_answering(results: list[VectorResult]) -> bool:
+    return any(result.outcome == "error" and "exited with code 0 before answering" in (result.detail or "")
+               for result in results)
 
 
 def _update_expect_fail(path: Path, record: RunRecord, refresh_digests: bool) -> None:
