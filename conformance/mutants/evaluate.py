@@ -7,9 +7,12 @@ at once (`jobs`), one thread each; the adapters are separate processes.
 
 A mutant is *killed* when it does not earn Full and at least one vector of
 the level its bug belongs to catches it. A vector *catches* a mutant when
-it decides levels (MUST-level, not advisory), passes against the reference
-adapter and fails (or errors) against the mutant: a vector that the
-reference fails too shows nothing about the mutant.
+it passes against the reference adapter and, against the mutant, fails a
+MUST check (or errors, having one): a vector that the reference fails too
+shows nothing about the mutant. A mutant of a SHOULD rule (or of the kit's
+reading of an ambiguity) is never killed: it must earn Full and be caught
+at its own strength, by a failed SHOULD (or advisory) check, and is
+reported so, outside the score.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from conformance.runner.execute import ERROR, FAIL, PASS
 from conformance.runner.grading import Grade, GradedVector, claimed_level, grade, grade_vectors
 from conformance.runner.implementations import AdapterImplementation
 from conformance.runner.requirements import RequirementIndex, load_requirements
+from conformance.runner.strength import LABELS, MUST
 from conformance.runner.run import run_vectors
 from conformance.runner.selection import Filters, select
 from conformance.runner.vectors import LEVELS, Vector, load_corpus
@@ -124,8 +128,8 @@ class Verdict:
 
     mutant: Mutant
     run: AdapterRun
-    caught: list[GradedVector]        # deciding vectors that pass on the reference and fail here
-    other_failures: list[GradedVector]  # SHOULD-level or advisory vectors that fail here only
+    caught: list[GradedVector]        # vectors that pass on the reference and fail a MUST check here
+    other_failures: list[GradedVector]  # vectors that fail only SHOULD or advisory checks here
 
     @property
     def caught_at_level(self) -> list[GradedVector]:
@@ -133,17 +137,48 @@ class Verdict:
         return [item for item in self.caught if item.vector.level == self.mutant.level]
 
     @property
+    def caught_at_strength(self) -> list[GradedVector]:
+        """For a SHOULD or advisory mutant: the vectors failing a check of exactly its strength."""
+        return [item for item in self.other_failures if self.mutant.strength in item.failed_strengths]
+
+    @property
+    def counted(self) -> bool:
+        """A mutant of a MUST rule: it counts towards the score."""
+        return self.mutant.strength == MUST
+
+    @property
     def killed(self) -> bool:
-        return self.run.fault is None and self.run.earned != LEVELS[-1] and bool(self.caught_at_level)
+        return (self.counted and self.run.fault is None and self.run.earned != LEVELS[-1]
+                and bool(self.caught_at_level))
+
+    @property
+    def caught_as_expected(self) -> bool:
+        """Killed (a MUST mutant), or caught at its strength with Full earned (any other)."""
+        if self.counted:
+            return self.killed
+        return self.run.fault is None and self.run.earned == LEVELS[-1] and bool(self.caught_at_strength)
+
+    @property
+    def word(self) -> str:
+        if self.counted:
+            return "killed" if self.killed else "SURVIVED"
+        if self.caught_as_expected:
+            return f"caught at {LABELS[self.mutant.strength]} level (not counted)"
+        return f"NOT CAUGHT at {LABELS[self.mutant.strength]} level"
 
     @property
     def why_not_killed(self) -> str | None:
-        if self.killed:
+        if self.caught_as_expected:
             return None
         if self.run.fault:
             return self.run.fault
+        if not self.counted:
+            if self.run.earned != LEVELS[-1]:
+                return (f"a {LABELS[self.mutant.strength]}-only bug lost {self.run.lost}: a MUST check fails against "
+                        f"it ({', '.join(item.vector.id for item in self.caught[:3])})")
+            return f"no {LABELS[self.mutant.strength]} check fails against it"
         if self.run.earned == LEVELS[-1]:
-            return "it earned Full: no deciding vector fails against it"
+            return "it earned Full: no MUST check fails against it"
         if not self.caught:
             return "every vector it fails also fails against the reference"
         levels = sorted({item.vector.level for item in self.caught}, key=LEVELS.index)
@@ -157,7 +192,7 @@ def judge(mutant: Mutant, run: AdapterRun, reference: AdapterRun) -> Verdict:
     for item in run.graded:
         if item.result.outcome not in FAILED or item.vector.id not in passed_on_reference:
             continue
-        (caught if item.decides else other).append(item)
+        (caught if item.blocks else other).append(item)
     # The vectors of the mutant's own level first: they are the evidence that kills it.
     caught.sort(key=lambda item: (item.vector.level != mutant.level, item.vector.id))
     return Verdict(mutant, run, caught, other)
@@ -179,7 +214,8 @@ class MutationRun:
 
     @property
     def total(self) -> int:
-        return len(self.verdicts)
+        """Mutants of MUST rules: the ones the score counts."""
+        return sum(verdict.counted for verdict in self.verdicts)
 
     @property
     def reference_conforms(self) -> bool:
@@ -187,7 +223,7 @@ class MutationRun:
 
     @property
     def ok(self) -> bool:
-        return self.reference_conforms and self.killed == self.total
+        return self.reference_conforms and all(verdict.caught_as_expected for verdict in self.verdicts)
 
 
 def reference_command() -> list[str]:

@@ -1,9 +1,13 @@
 """The mutant table: `runners/mutants/mutants.json`.
 
 One row per mutant: its id, its file, the rule it breaks (spec sections and
-requirement ids of `vectors/requirements.json`) and the conformance level
-that rule belongs to, the level the mutant must lose. Loading never raises
-on a bad table: it returns the problems, each naming the row.
+requirement ids of `vectors/requirements.json`), the conformance level
+that rule belongs to, the level the mutant must lose, and how strongly the
+spec states the rule (`strength`: `must`, the default; `should`; or
+`advisory` for a rule that is only the kit's reading of an ambiguity). A
+mutant of a SHOULD or advisory rule must earn Full and be caught at its
+strength; it is never counted as killed. Loading never raises on a bad
+table: it returns the problems, each naming the row.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import resources
+from conformance.runner.strength import STRENGTHS
 from conformance.runner.vectors import LEVELS
 
 REGISTRY_FILE = "mutants.json"
@@ -34,6 +39,7 @@ class Mutant:
     requirements: tuple[str, ...]    # requirement ids of the broken rule
     level: str                       # reader, writer or full: the level the bug belongs to
     directory: Path
+    strength: str = "must"           # must, should or advisory: how strongly the spec states the rule
 
     @property
     def name(self) -> str:
@@ -82,6 +88,7 @@ def load_registry(directory: Path | None = None) -> Registry:
         mutants.append(Mutant(
             id=row["id"], file=row["file"], rule=row["rule"], sections=tuple(row["sections"]),
             requirements=tuple(row["requirements"]), level=row["level"], directory=directory,
+            strength=row.get("strength", "must"),
         ))
     return Registry(mutants, problems)
 
@@ -102,6 +109,8 @@ def _row_problem(row: object, directory: Path) -> str | None:
         return f"file {row['file']!r} must be `{row['id']}_<slug>.py` in {directory.name}/"
     if row["level"] not in LEVELS:
         return f"level {row['level']!r} must be one of {', '.join(LEVELS)}"
+    if row.get("strength", "must") not in STRENGTHS:
+        return f"strength {row['strength']!r} must be one of {', '.join(STRENGTHS)}"
     if not (directory / row["file"]).is_file():
         return f"file {row['file']!r} does not exist"
     return None

@@ -25,7 +25,12 @@ def level_name(level: str | None) -> str:
 
 def score_line(result: MutationRun) -> str:
     percent = 100 * result.killed / result.total if result.total else 0
-    return f"Mutation score: {result.killed}/{result.total} killed ({percent:.0f}%)"
+    line = f"Mutation score: {result.killed}/{result.total} mutants of MUST rules killed ({percent:.0f}%)"
+    uncounted = [verdict for verdict in result.verdicts if not verdict.counted]
+    if uncounted:
+        caught = sum(verdict.caught_as_expected for verdict in uncounted)
+        line += f"; {caught}/{len(uncounted)} mutants of SHOULD rules or readings caught at their strength (not counted)"
+    return line
 
 
 def reference_line(reference: AdapterRun) -> str:
@@ -46,7 +51,7 @@ def abbreviate(ids: list[str], shown: int = SHOWN_IDS) -> str:
 
 
 def caught_cell(verdict: Verdict, code: bool = True) -> str:
-    ids = [item.vector.id for item in verdict.caught]
+    ids = [item.vector.id for item in (verdict.caught if verdict.counted else verdict.caught_at_strength)]
     if not ids:
         return "nothing"
     shown = [f"`{vid}`" if code else vid for vid in ids]
@@ -54,7 +59,7 @@ def caught_cell(verdict: Verdict, code: bool = True) -> str:
 
 
 def verdict_word(verdict: Verdict) -> str:
-    return "killed" if verdict.killed else "SURVIVED"
+    return verdict.word
 
 
 def _cell(text: str) -> str:
@@ -76,11 +81,13 @@ def markdown(result: MutationRun) -> str:
         "",
         "Each mutant is the reference model with one rule broken, run through the adapter protocol and "
         "claiming Full. It is *killed* when it does not earn Full and a vector of the level its bug "
-        "belongs to catches it; a vector *catches* a mutant when it decides levels (MUST-level, not "
-        "advisory), passes against the reference adapter and fails against the mutant.",
+        "belongs to catches it; a vector *catches* a mutant when it passes against the reference adapter "
+        "and fails a MUST check against the mutant. A mutant of a SHOULD rule, or of the kit's reading of "
+        "an ambiguity (its `strength`), must earn Full and be caught by a failed check of that strength; "
+        "it is listed as caught at that level and never counted as killed.",
         "",
-        "| mutant | rule it breaks | spec | requirements | bug level | claimed | earned | lost | caught by | |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| mutant | rule it breaks | spec | requirements | strength | bug level | claimed | earned | lost | caught by | |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for verdict in result.verdicts:
         mutant, run = verdict.mutant, verdict.run
@@ -89,6 +96,7 @@ def markdown(result: MutationRun) -> str:
             mutant.rule,
             ", ".join(mutant.sections),
             ", ".join(mutant.requirements),
+            mutant.strength.upper() if mutant.strength != "advisory" else "advisory",
             level_name(mutant.level),
             level_name(run.claimed),
             level_name(run.earned),
@@ -96,7 +104,7 @@ def markdown(result: MutationRun) -> str:
             caught_cell(verdict),
             verdict_word(verdict),
         )) + " |")
-    survivors = [verdict for verdict in result.verdicts if not verdict.killed]
+    survivors = [verdict for verdict in result.verdicts if not verdict.caught_as_expected]
     if survivors:
         lines += ["", "## Survivors", ""]
         lines += [f"- `{verdict.mutant.name}`: {verdict.why_not_killed}" for verdict in survivors]
@@ -109,8 +117,9 @@ def markdown(result: MutationRun) -> str:
         if other:
             parts.append("; other levels: " + ", ".join(f"`{v}`" for v in other))
         if verdict.other_failures:
-            parts.append("; also failed (SHOULD-level or advisory, not counted): "
-                         + ", ".join(f"`{item.vector.id}`" for item in verdict.other_failures))
+            parts.append("; failed only SHOULD or advisory checks (not counted as catches): "
+                         + ", ".join(f"`{item.vector.id}` ({'/'.join(item.failed_strengths)})"
+                                     for item in verdict.other_failures))
         lines.append("".join(parts))
     return "\n".join(lines) + "\n"
 
@@ -149,12 +158,15 @@ def to_json(result: MutationRun) -> dict:
                 "sections": list(verdict.mutant.sections),
                 "requirements": list(verdict.mutant.requirements),
                 "level": verdict.mutant.level,
+                "strength": verdict.mutant.strength,
                 **_run_json(verdict.run),
                 "killed": verdict.killed,
+                "caught_as_expected": verdict.caught_as_expected,
                 "why_not_killed": verdict.why_not_killed,
                 "caught_by": [item.vector.id for item in verdict.caught],
                 "caught_at_level": [item.vector.id for item in verdict.caught_at_level],
                 "other_failures": [item.vector.id for item in verdict.other_failures],
+                "caught_at_strength": [item.vector.id for item in verdict.caught_at_strength],
             }
             for verdict in result.verdicts
         ],
@@ -170,8 +182,8 @@ def console(result: MutationRun) -> str:
     table = tabulate(rows, headers=["mutant", "bug level", "earned", "caught by", "", "time"], tablefmt="simple")
     lines = [table, ""]
     for verdict in result.verdicts:
-        if not verdict.killed:
-            lines.append(f"SURVIVED {verdict.mutant.name}: {verdict.why_not_killed}")
+        if not verdict.caught_as_expected:
+            lines.append(f"{verdict.word} {verdict.mutant.name}: {verdict.why_not_killed}")
     lines.append(f"reference: {reference_line(result.reference)} ({result.reference.duration:.1f}s)")
     lines.append(f"{score_line(result)}; {result.total + 1} runs of {len(result.selection.vectors)} vectors "
                  f"in {result.duration:.1f}s with {result.jobs} job{'s' if result.jobs > 1 else ''}")

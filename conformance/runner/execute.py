@@ -171,10 +171,11 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if missing:
         return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
                             detail=f"the adapter does not declare op{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-    scratch = Path(workdir) / _scratch_name(vector.id)
+    # Made by the ops that put a store in it (merge_sessions sends texts only):
+    # on a slow disk a directory made and removed per vector is most of a run.
+    scratch = (Path(workdir) / _scratch_name(vector.id)).resolve()
     shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir(parents=True)
-    session = _Session(implementation, scratch.resolve())
+    session = _Session(implementation, scratch)
     capturing = callable(getattr(implementation, "start_stderr_capture", None))
     if capturing:
         implementation.start_stderr_capture()
@@ -217,7 +218,9 @@ def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
     to `target`; a merge_sessions vector, which has no store, leaves the two
     replica texts it sent instead."""
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(scratch, target, dirs_exist_ok=True)
+    target.mkdir(parents=True)
+    if scratch.is_dir():
+        shutil.copytree(scratch, target, dirs_exist_ok=True)
     if (vector.base or vector).op == "merge_sessions":
         for side in ("local", "remote"):
             (target / f"{side}.session.json").write_text(content_text(vector.input[side]), encoding="utf-8",

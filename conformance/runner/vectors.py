@@ -491,6 +491,8 @@ def expand(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
             expanded_expect.append(check)
     except _ExpansionError as error:
         return ExpansionProblem(error.json_path, error.message)
+    if expanded_input == vector.input and tuple(expanded_expect) == vector.expect:
+        return vector  # nothing to expand: valid as loaded
     expanded = Vector(**{**vector.__dict__, "input": expanded_input, "expect": tuple(expanded_expect)})
     # A repeated item must itself be valid where it lands (a write step, a check).
     error = best_match(_validator().iter_errors({"vectors": [as_raw(expanded)]}))

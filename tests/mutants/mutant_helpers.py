@@ -21,7 +21,8 @@ def vector(vector_id: str, level: str = "full", requirement: str = MUST, ambiguo
     return Vector(
         id=vector_id, title=f"title of {vector_id}", sections=("5.2",), requirements=(requirement,), level=level,
         tags=("ambiguous",) if ambiguous else (), ambiguity="AMB-TIE" if ambiguous else None,
-        op="merge_sessions", input={}, expect=(), digest="0" * 64, file="synthetic.json", root=Path("."),
+        op="merge_sessions", input={}, expect=({"path": "/live", "count": 0},), digest="0" * 64,
+        file="synthetic.json", root=Path("."),
     )
 
 

@@ -21,14 +21,14 @@ def _row(text: str, name: str) -> list[str]:
 
 def test_markdown_table_has_rule_levels_catches_and_score():
     text = report.markdown(mutation_run(KILLED, SURVIVED))
-    assert "**Mutation score: 1/2 killed (50%).**" in text
+    assert "**Mutation score: 1/2 mutants of MUST rules killed (50%).**" in text
     assert "the reference adapter earns memoir Full" in text
     cells = _row(text, "01_caught")
     assert cells[1] == "a synthetic \\| bug"          # a pipe in a cell does not split the row
-    assert cells[2:9] == ["5.2", "S5.2-newest-wins", "Full", "Full", "Writer", "Full",
-                          "4: `f.four`, `f.one`, `f.three` (+1 more)"]
-    assert cells[9] == "killed"
-    assert _row(text, "02_missed")[6:10] == ["none", "Reader", "1: `r.one`", "SURVIVED"]
+    assert cells[2:10] == ["5.2", "S5.2-newest-wins", "MUST", "Full", "Full", "Writer", "Full",
+                           "4: `f.four`, `f.one`, `f.three` (+1 more)"]
+    assert cells[10] == "killed"
+    assert _row(text, "02_missed")[7:11] == ["none", "Reader", "1: `r.one`", "SURVIVED"]
 
 
 def test_markdown_lists_survivors_and_every_catching_vector():
@@ -36,7 +36,7 @@ def test_markdown_lists_survivors_and_every_catching_vector():
     assert "## Survivors" in text
     assert "- `02_missed`: no writer vector catches it (only reader vectors do)" in text
     assert ("- `01_caught` (Full bug): Full vectors: `f.four`, `f.one`, `f.three`, `f.two`; "
-            "also failed (SHOULD-level or advisory, not counted): `s.should`") in text
+            "failed only SHOULD or advisory checks (not counted as catches): `s.should` (should)") in text
 
 
 def test_markdown_is_the_same_for_the_same_results():
@@ -69,4 +69,4 @@ def test_json_report(tmp_path):
 def test_console_shows_survivors_score_and_time():
     text = report.console(mutation_run(KILLED, SURVIVED))
     assert "SURVIVED 02_missed: no writer vector catches it" in text
-    assert "Mutation score: 1/2 killed (50%); 3 runs of 8 vectors in 3.5s with 2 jobs" in text
+    assert "Mutation score: 1/2 mutants of MUST rules killed (50%); 3 runs of 8 vectors in 3.5s with 2 jobs" in text

@@ -36,7 +36,7 @@ def test_should_level_and_advisory_failures_are_reported_but_do_not_kill():
     assert verdict.caught == []
     assert _ids(verdict.other_failures) == ["s.should", "a.advisory"]
     assert verdict.run.earned == "full" and not verdict.killed
-    assert verdict.why_not_killed == "it earned Full: no deciding vector fails against it"
+    assert verdict.why_not_killed == "it earned Full: no MUST check fails against it"
 
 
 def test_a_catch_below_the_bugs_level_is_not_enough():
@@ -68,3 +68,16 @@ def test_the_run_is_ok_only_when_every_mutant_dies_and_the_reference_conforms():
     assert (both.killed, both.total, both.ok) == (1, 2, False)
     broken_reference = mutation_run(killed, reference=adapter_run("reference", {"r.one": FAIL}))
     assert not broken_reference.reference_conforms and not broken_reference.ok
+
+
+def test_a_should_mutant_is_caught_at_should_level_and_never_counted():
+    should_bug = mutant("reader", mutant_id="20", slug="should_rule")
+    should_bug = type(should_bug)(**{**should_bug.__dict__, "strength": "should"})
+    verdict = judge(should_bug, adapter_run("m", {"s.should": FAIL}), adapter_run("reference"))
+    assert verdict.run.earned == "full" and not verdict.killed and not verdict.counted
+    assert verdict.caught_as_expected and _ids(verdict.caught_at_strength) == ["s.should"]
+    assert verdict.word == "caught at SHOULD level (not counted)"
+    costly = judge(should_bug, adapter_run("m", {"s.should": FAIL, "r.one": FAIL}), adapter_run("reference"))
+    assert not costly.caught_as_expected and "a SHOULD-only bug lost reader" in costly.why_not_killed
+    result = mutation_run((mutant("full"), adapter_run("m", {"f.one": FAIL})), (should_bug, verdict.run))
+    assert (result.killed, result.total) == (1, 1) and result.ok

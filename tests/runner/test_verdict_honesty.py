@@ -294,6 +294,31 @@ def test_a_merge_that_breaks_ties_by_another_symmetric_order_earns_full(corpus, 
     assert "merge.newest.equal-dates-tie-a" in _failing(graded, "advisory"), "the kit's own tie rule is advisory"
 
 
+class MergesEntryFilesByVcs(ModelImplementation):
+    """Leaves same-named entry files to the user's VCS (spec 5.2 offers it): merge_stores keeps the local copy."""
+
+    def describe(self):
+        described = super().describe()
+        return type(described)(**{**described.__dict__, "choices": {"entry_file_merge": "vcs"}})
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "merge_stores" and outcome.ok:
+            for path in (Path(args["local"]) / "memory").glob("*.md"):
+                shutil.copyfile(path, Path(args["out"]) / "memory" / path.name)
+        return outcome
+
+
+def test_an_implementation_that_leaves_entry_files_to_the_vcs_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, MergesEntryFilesByVcs(), ["merge_stores"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+    chosen = {item.vector.id for item in graded if item.result.na_kind == "choice"}
+    assert "merge.stores.same-file-remote-updated-newer" in chosen
+    assert "merge.stores.same-file-remote-updated-newer~swapped" in chosen
+    graded_sessions = {item.vector.id: item.result.outcome for item in graded}
+    assert graded_sessions["merge.stores.sessions-merged-too"] == "pass", "the session merge is still graded"
+
+
 # --- waivers: never "earned" with something waived ---------------------------------------------
 
 def test_waived_reader_failures_print_no_earned_and_junit_stays_green(corpus, reference_results, tmp_path):
