@@ -12,11 +12,12 @@ written while the vector ran.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from textwrap import indent
 
 from conformance import resources
 from conformance.runner.checks import MISSING
-from conformance.runner.grading import LEVEL_NAMES, GradedVector
+from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.strength import ADVISORY, LABELS, MUST
 from conformance.runner.vectors import Vector, store_files
@@ -63,6 +64,18 @@ def show_command(vector: Vector) -> str:
     return command
 
 
+def vector_source(vector: Vector) -> tuple[Path, int | None]:
+    """The file a vector (or the base of a derived one) is written in, and the line of its id."""
+    source = vector.base or vector
+    path = source.root.parent / source.file
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return path, None
+    needle = f'"{source.id}"'
+    return path, next((number for number, text in enumerate(lines, 1) if needle in text and '"id"' in text), None)
+
+
 def _file_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
@@ -102,6 +115,24 @@ def input_lines(vector: Vector) -> list[str]:
     if lines:
         lines.append(f"  whole input: {show_command(vector)}")
     return lines
+
+
+def why_no_cost(item: GradedVector, grade: Grade) -> str:
+    """Why a vector that did not pass costs the run nothing (JUnit's skip
+    message, the pytest plugin's xfail reason)."""
+    result = item.result
+    if item.outcome == "xfail":
+        return f"expected failure: {item.expected.reason}"
+    if result.outcome == "not_applicable":
+        return f"not applicable: {result.detail}" + ("" if item.blocks else " (blocks no level)")
+    if item.blocks is None:
+        if result.outcome == "error":
+            return f"adapter error on a vector with no MUST check: {result.detail}"
+        failed = " and ".join(LABELS[name] for name in item.failed_strengths)
+        return f"only {failed} checks failed: no level cost"
+    if grade.claimed:
+        return f"above the claimed level ({LEVEL_NAMES[grade.claimed]})"
+    return "no level claimed (the adapter's describe claims none)"
 
 
 def describe_failure(item: GradedVector, requirements: RequirementIndex) -> str:

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.github import Annotations, anchor, cell, code, code_block, write_step_summary
-from conformance.runner.failure_block import describe_failure
+from conformance.runner.failure_block import describe_failure, vector_source, why_no_cost
 from conformance.runner.grading import LEVEL_NAMES, OUTCOMES, GradedVector, blocks_run, level_line
 from conformance.runner.run import RunRecord
-from conformance.runner.strength import ADVISORY, LABELS, MUST, SHOULD
+from conformance.runner.strength import ADVISORY, LABELS, SHOULD
 from conformance.runner.vectors import LEVELS
 
 SHOWN_ROWS = 100        # failures listed in each table of the summary
@@ -43,37 +43,25 @@ def costless(record: RunRecord) -> list[GradedVector]:
 
 def _location(item: GradedVector) -> dict:
     """file and line of the vector's id, when its file is under the working directory."""
-    source = item.vector.base or item.vector
-    path = (source.root.parent / source.file).resolve()
+    path, line = vector_source(item.vector)
     try:
-        relative = path.relative_to(Path.cwd().resolve())
+        relative = path.resolve().relative_to(Path.cwd().resolve())
     except ValueError:
         return {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return {"file": relative.as_posix()}
-    needle = f'"{source.id}"'
-    line = next((number for number, text in enumerate(lines, 1) if needle in text and '"id"' in text), None)
     return {"file": relative.as_posix(), "line": line}
 
 
 def _why(item: GradedVector, record: RunRecord) -> str:
     """A few words on how the vector fails the run, or why it costs nothing."""
+    if not blocks_run(item, record.grade):
+        return why_no_cost(item, record.grade)
     if item.outcome == "xpass":
         return "listed as an expected failure, but passed"
     if item.outcome == "stale":
         return "its expect-fail entry is stale (the vector changed)"
     if item.result.outcome == "not_applicable":
         return "needs an op the adapter does not do"
-    if item.result.outcome == "error":
-        return "adapter error" + ("" if item.decides else " (no MUST check: no level cost)")
-    strengths = " and ".join(LABELS[name] for name in item.failed_strengths)
-    if MUST not in item.failed_strengths:
-        return f"{strengths} checks failed: no level cost"
-    if not blocks_run(item, record.grade):
-        return f"MUST checks failed above the claimed level ({LEVEL_NAMES.get(record.grade.claimed, 'none')})"
-    return "MUST checks failed"
+    return "adapter error" if item.result.outcome == "error" else "MUST checks failed"
 
 
 def annotations(record: RunRecord) -> Annotations:

@@ -17,30 +17,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from conformance.runner.failure_block import describe_failure
-from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector, blocks_run
+from conformance.runner.failure_block import describe_failure, why_no_cost
+from conformance.runner.grading import Grade, GradedVector, blocks_run
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.run import RunRecord
-from conformance.runner.strength import LABELS, MUST
+from conformance.runner.strength import MUST
 
 
 def _section_key(section: str) -> tuple:
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in section.split("."))
-
-
-def _why_skipped(item: GradedVector, grade: Grade) -> str:
-    """Why a vector that did not pass costs the run nothing."""
-    result = item.result
-    if item.outcome == "xfail":
-        return f"expected failure: {item.expected.reason}"
-    if result.outcome == "not_applicable":
-        return f"not applicable: {result.detail}" + ("" if item.blocks else " (blocks no level)")
-    if item.blocks is None:
-        if result.outcome == "error":
-            return f"adapter error on a vector with no MUST check: {result.detail}"
-        failed = " and ".join(LABELS[name] for name in item.failed_strengths)
-        return f"only {failed} checks failed: no level cost"
-    return f"above the claimed level ({LEVEL_NAMES[grade.claimed]})" if grade.claimed else "no level claimed"
 
 
 def _case(item: GradedVector, grade: Grade, requirements: RequirementIndex) -> ET.Element:
@@ -60,7 +45,7 @@ def _case(item: GradedVector, grade: Grade, requirements: RequirementIndex) -> E
     if item.outcome == "pass":
         return case
     if not blocks_run(item, grade):
-        element = ET.SubElement(case, "skipped", {"message": _why_skipped(item, grade)})
+        element = ET.SubElement(case, "skipped", {"message": why_no_cost(item, grade)})
         if result.failures:
             element.text = describe_failure(item, requirements)
         return case
