@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from typing import TextIO
 
 LEVELS = ("error", "warning", "notice")
@@ -119,3 +120,50 @@ def anchor(heading: str) -> str:
     """The fragment GitHub gives a markdown heading: lower case, punctuation
     other than `-` and `_` dropped, spaces as `-`."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+# --- findings of `validate` ----------------------------------------------------------
+
+_FINDING_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
+SHOWN_FINDINGS = 200
+
+
+def finding_annotations(findings) -> Annotations:
+    """One annotation per validator finding, at its file, line and column.
+
+    A finding is anything with `path`, `line`, `column` (0: unknown),
+    `severity` (error, warning, info), `rule`, `message` and `section`.
+    """
+    found = Annotations()
+    for finding in findings:
+        found.add(_FINDING_LEVELS.get(finding.severity, "notice"), finding.message,
+                  title=f"{finding.rule} (spec {finding.section})", file=finding.path,
+                  line=finding.line or None, col=finding.column or None)
+    return found
+
+
+def findings_summary(findings, files_checked: int) -> str:
+    """The job summary of a `validate` run: counts, then the findings in a table."""
+    findings = list(findings)
+    counts = {severity: sum(f.severity == severity for f in findings) for severity in _FINDING_LEVELS}
+    lines = ["## memoir-conform validate", "",
+             f"{files_checked} file{'' if files_checked == 1 else 's'} checked: {counts['error']} errors, "
+             f"{counts['warning']} warnings, {counts['info']} info", ""]
+    if findings:
+        lines += ["| place | severity | rule | spec | message |", "|---|---|---|---|---|"]
+        for finding in findings[:SHOWN_FINDINGS]:
+            place = finding.path + (f":{finding.line}:{finding.column}" if finding.line else "")
+            lines.append(f"| {code(place)} | {finding.severity} | {code(finding.rule)} | {cell(finding.section)} "
+                         f"| {cell(finding.message)} |")
+        if len(findings) > SHOWN_FINDINGS:
+            lines.append(f"\n... and {len(findings) - SHOWN_FINDINGS} more findings (see the step's output)")
+    return "\n".join(lines) + "\n"
+
+
+def emit_findings(findings, files_checked: int, out: TextIO) -> None:
+    """`validate --github`: the annotations to `out`, the summary to $GITHUB_STEP_SUMMARY."""
+    findings = list(findings)
+    finding_annotations(findings).write(out)
+    problem = write_step_summary(findings_summary(findings, files_checked))
+    if problem:
+        print(f"memoir-conform validate: note: {problem}", file=sys.stderr)

@@ -142,7 +142,7 @@ def report(path: Path, update: Update, written: bool) -> list[str]:
                      f"{_some([item.vector.id for item in update.added])}; write each reason")
     if update.removed:
         lines.append(f"{path}: removed {len(update.removed)} entr{'y' if len(update.removed) == 1 else 'ies'} "
-                     f"that no longer fail: {_some(update.removed)}")
+                     f"whose vectors now pass: {_some(update.removed)}")
     for item in update.refreshed:
         lines.append(f"{path}: {item.vector.id}: digest refreshed (the changed vector still fails)\n"
                      f"    was: {item.expected.digest}\n    now: {item.vector.digest}")

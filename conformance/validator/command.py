@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 
+from conformance import github
 from conformance.validator import output, rules
 from conformance.validator.diagnostics import Diagnostic, diagnostic
 
@@ -59,6 +60,7 @@ def register(subparsers) -> None:
     validate.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                           help="colour in human output (auto: only on a terminal, never with NO_COLOR)")
     validate.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    github.add_github_option(validate)
     validate.set_defaults(handler=run_validate)
 
     listing = subparsers.add_parser(
@@ -123,6 +125,9 @@ def run_validate(args: argparse.Namespace) -> int:
             sys.stderr.write(output.summary_line(files, found) + "\n")
     else:
         sys.stdout.write(report)
+    if github.enabled(args.github):
+        # Annotations share stdout with a human report only; a machine report keeps stdout to itself.
+        github.emit_findings(found, len(files), sys.stdout if fmt == "human" or args.output else sys.stderr)
     return output.exit_code(found, args.strict)
 
 
