@@ -11,7 +11,9 @@ written while the vector ran.
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from pathlib import Path
 from textwrap import indent
 
@@ -68,12 +70,25 @@ def vector_source(vector: Vector) -> tuple[Path, int | None]:
     """The file a vector (or the base of a derived one) is written in, and the line of its id."""
     source = vector.base or vector
     path = source.root.parent / source.file
+    return path, _id_lines(path).get(source.id)
+
+
+@functools.lru_cache(maxsize=32)
+def _id_lines(path: Path) -> dict[str, int]:
+    """Vector id -> the line of its `"id"` in a vector file (read once per file)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return path, None
-    needle = f'"{source.id}"'
-    return path, next((number for number, text in enumerate(lines, 1) if needle in text and '"id"' in text), None)
+        return {}
+    found: dict[str, int] = {}
+    for number, text in enumerate(lines, 1):
+        match = _ID_LINE.search(text)
+        if match:
+            found.setdefault(json.loads(match.group(1)), number)
+    return found
+
+
+_ID_LINE = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
 def _file_text(data: bytes) -> str:
