@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from conformance import SPEC_VERSION, __version__
 
@@ -78,11 +80,28 @@ def _main(argv: list[str] | None) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    restore = _exit_on_sigterm()
     try:
         return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        restore()
+
+
+def _exit_on_sigterm():
+    """SIGTERM (what a CI cancel sends) unwinds like Ctrl-C, so that every command cleans up.
+
+    Returns what puts the previous handler back.
+    """
+    def terminated(signum, frame):
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, terminated)
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 if __name__ == "__main__":

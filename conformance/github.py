@@ -10,7 +10,8 @@ The command format is GitHub's documented one:
 In the message, `%`, CR and LF are written `%25`, `%0D` and `%0A`; in a
 property value `:` and `,` are also escaped (`%3A`, `%2C`), since they
 separate the properties. Every command line this kit writes is built by
-`workflow_command`, the one place where such text leaves the kit.
+`workflow_command`, the one place where such text leaves the kit, after
+`conformance.safe_text.printable` (like the job summary).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import re
 import sys
 from typing import TextIO
 
+from conformance.safe_text import printable
+
 LEVELS = ("error", "warning", "notice")
 # GitHub shows at most this many annotations of each level per step; the
 # rest are counted in one notice that points at the job summary.
@@ -28,8 +31,8 @@ SHOWN_PER_LEVEL = 10
 
 
 def escape_data(text: str) -> str:
-    """A workflow command's message, escaped."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message, escaped (other control characters made visible)."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
@@ -91,7 +94,7 @@ def write_step_summary(markdown: str) -> str | None:
         return "GITHUB_STEP_SUMMARY is not set: no job summary written"
     try:
         with open(path, "a", encoding="utf-8") as summary:
-            summary.write(markdown if markdown.endswith("\n") else markdown + "\n")
+            summary.write(printable(markdown.rstrip("\n"), multiline=True) + "\n")
     except OSError as error:
         return f"cannot write the job summary to {path}: {error.strerror or error}"
     return None

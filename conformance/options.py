@@ -13,14 +13,22 @@ from pathlib import Path
 from conformance import resources
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be at least {minimum}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _whole_number(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    return _whole_number(text, 0)
 
 
 def positive_float(text: str) -> float:
@@ -112,3 +120,34 @@ def start_failure(message: str, command: str | list[str]) -> str:
     """`message` about an adapter that did not start, with the hint about missing files."""
     hint = missing_paths_hint(command)
     return f"{message}\nhint: {hint}" if hint else message
+def add_adapter_limit_options(group) -> None:
+    """--sandbox, --adapter-memory, --adapter-cpu and --max-line (docs/adapter-protocol.md, "Limits")."""
+    from conformance.protocol import process
+
+    group.add_argument("--sandbox", action="store_true",
+                       help="run each adapter in a bubblewrap sandbox: file system read-only except its scratch "
+                            "directories, no network (Linux, needs bwrap; `doctor` says whether it works here)")
+    group.add_argument("--adapter-memory", metavar="MIB", type=non_negative_int,
+                       default=process.DEFAULT_MEMORY_BYTES // process.MiB,
+                       help="memory (data) limit of each adapter process in MiB; 0: none "
+                            f"(default {process.DEFAULT_MEMORY_BYTES // process.MiB})")
+    group.add_argument("--adapter-cpu", metavar="S", type=non_negative_int, default=process.DEFAULT_CPU_SECONDS,
+                       help=f"CPU time limit of each adapter process in seconds; 0: none "
+                            f"(default {process.DEFAULT_CPU_SECONDS})")
+    group.add_argument("--max-line", metavar="MIB", type=positive_int,
+                       default=process.DEFAULT_MAX_LINE_BYTES // process.MiB,
+                       help="longest response line accepted, in MiB; a longer one is a fault "
+                            f"(default {process.DEFAULT_MAX_LINE_BYTES // process.MiB})")
+
+
+def adapter_limits(args, writable=()):
+    """The AdapterLimits the options of `add_adapter_limit_options` ask for."""
+    from conformance.protocol.process import MiB, AdapterLimits
+
+    return AdapterLimits(
+        max_line_bytes=args.max_line * MiB,
+        memory_bytes=args.adapter_memory * MiB or None,
+        cpu_seconds=args.adapter_cpu or None,
+        sandbox=args.sandbox,
+        writable=tuple(writable),
+    )

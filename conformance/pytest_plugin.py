@@ -309,7 +309,9 @@ class VectorItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, VectorFailed):
-            return str(excinfo.value)
+            from conformance.safe_text import printable
+
+            return printable(str(excinfo.value), multiline=True)
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):

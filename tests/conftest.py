@@ -1,16 +1,109 @@
-"""Shared by every test: a run of the kit's own tests is never a GitHub Actions job of the kit's users.
+"""Fixtures shared by the test areas: the fault-injecting fake adapter, a check for
+leftover processes, pytest's `pytester`, and a run of the kit's own tests that is
+never a GitHub Actions job of the kit's users.
 
 Under GitHub Actions the commands write annotations and a job summary by
-default (docs/ci.md); the kit's own tests must see what a terminal user
-sees, wherever they run. The GitHub output has tests of its own that set
-these variables themselves.
+default (docs/ci.md); the kit's own tests must see what a terminal user sees,
+wherever they run. The GitHub output has tests of its own that set these
+variables themselves.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
+from conformance.resources import runners_dir
+
 pytest_plugins = ("pytester",)
+
+FAKE_ADAPTER = runners_dir() / "fake" / "adapter.py"
+FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE")
+
+
+@pytest.fixture
+def fake_command() -> list[str]:
+    """The fake adapter as an argv; choose faults with the fake_env fixture."""
+    return [sys.executable, str(FAKE_ADAPTER)]
+
+
+@pytest.fixture
+def fake_env(monkeypatch):
+    """Set the fake adapter's environment knobs (FAKE_ADAPTER_*) for this test, all unset at first."""
+    for name in FAKE_VARIABLES:
+        monkeypatch.delenv(f"FAKE_ADAPTER_{name}", raising=False)
+
+    def setter(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(f"FAKE_ADAPTER_{name.upper()}", str(value))
+
+    return setter
+
+
+def running(pid: int) -> bool:
+    """Is `pid` a live process (a zombie, dead but not yet reaped, is not)?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def pid_file(tmp_path, fake_env) -> Path:
+    """Where the fake adapter lists the processes it leaves behind; read it with `pids(path)`."""
+    path = tmp_path / "children.pids"
+    fake_env(pid_file=path)
+    return path
+
+
+def pids(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def _carrying(entry: bytes) -> list[int]:
+    """Live processes whose environment holds `entry` (every fake adapter and child of a test holds its PID file)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            environ = Path(f"/proc/{name}/environ").read_bytes()
+        except OSError:
+            continue
+        if name.isdigit() and entry in environ.split(b"\0") and running(int(name)):
+            found.append(int(name))
+    return found
+
+
+@pytest.fixture
+def survivors():
+    """`survivors(pid_file)`: the processes of the test still running, after a short grace for SIGKILL to land.
+
+    They are the children listed in the file, and any process (a fake
+    adapter, started before or after a signal, or a child) whose environment
+    names the file. Whatever the test found still running is killed when it ends.
+    """
+    seen: list[int] = []
+
+    def check(path: Path) -> list[int]:
+        listed = pids(path)
+        assert listed, "the fake adapter started no child: the test proves nothing"
+        deadline = time.monotonic() + 2
+        while True:
+            alive = sorted({pid for pid in listed if running(pid)} | set(_carrying(f"FAKE_ADAPTER_PID_FILE={path}".encode())))
+            if not alive or time.monotonic() > deadline:
+                seen.extend(alive)
+                return alive
+            time.sleep(0.02)
+
+    yield check
+    for pid in seen:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(autouse=True)

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from conformance import resources
+from conformance.safe_text import printable
 from conformance.runner.requirements import index_for
 from conformance.runner.grading import LEVEL_NAMES
 from conformance.runner.vectors import Vector, content_text, load_corpus, store_files
@@ -130,6 +131,6 @@ def run_show(args: argparse.Namespace) -> int:
         written = extract(vector, args.extract)
         print(f"wrote {len(written)} file(s) of {vector.id} under {args.extract}")
     else:
-        print(render(vector, index_for(args.vectors)))
+        print(printable(render(vector, index_for(args.vectors)), multiline=True))
     return EXIT_OK
 

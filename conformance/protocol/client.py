@@ -6,13 +6,20 @@ value: an `OkResponse`, an `ErrorResponse` (the adapter answered with an
 error), or an `AdapterFault` (the adapter broke the protocol). After a fault
 the adapter is restarted transparently on the next request, so one bad
 vector never spoils the rest of a run.
+
+A second answer to a request that was already answered is charged to that
+request, not to the one being waited for: it is recorded in `late_faults`
+with the `owner` that was set when the first answer came (the runner sets
+the vector id), and the client goes on waiting for the answer it needs.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import signal
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -34,13 +41,16 @@ from conformance.protocol.messages import (
 )
 from conformance.protocol.process import (
     STDERR_TAIL_BYTES,
+    AdapterLimits,
     AdapterProcess,
+    LineTooLong,
     StartError,
     adapter_environment,
     resolve_command,
 )
+from conformance.safe_text import printable
 
-__all__ = ["AdapterClient", "ClientStats", "SUPPORTED_PROTOCOLS", "interpret_line"]
+__all__ = ["AdapterClient", "ClientStats", "LateFault", "SUPPORTED_PROTOCOLS", "interpret_line"]
 
 DEFAULT_TIMEOUT = 10.0
 # How long a finished adapter gets to exit on its own (end of input, one-shot).
@@ -66,6 +76,14 @@ class ClientStats:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class LateFault:
+    """A fault found after its request was done: charged to `owner` (a vector id, for the runner)."""
+
+    owner: str | None
+    fault: AdapterFault
+
+
 class AdapterClient:
     """Talks to one adapter command, persistent (default) or one-shot."""
 
@@ -76,11 +94,13 @@ class AdapterClient:
         oneshot: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         workdir: Path,
+        limits: AdapterLimits = AdapterLimits(),
     ):
         self.command = command if isinstance(command, str) else shlex.join(command)
         self.argv = resolve_command(command)
         self.oneshot = oneshot
         self.timeout = timeout
+        self.limits = limits
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
         # One scratch directory per client, kept across restarts: a restart
@@ -89,8 +109,14 @@ class AdapterClient:
         self.scratch_dir = Path(tempfile.mkdtemp(prefix="adapter-", dir=workdir))
         self.home_dir = self.scratch_dir / "home"
         self.home_dir.mkdir()
-        self.env = adapter_environment(self.home_dir)
+        self.tmp_dir = self.scratch_dir / "tmp"
+        self.tmp_dir.mkdir()
+        self.env = adapter_environment(self.home_dir, tmp=self.tmp_dir)
         self.stats = ClientStats()
+        self.owner: str | None = None   # who is charged for what this client's requests cause
+        self.late_faults: list[LateFault] = []
+        self._answered: dict[int, tuple[str, str | None]] = {}  # by the current process: id -> (op, owner)
+        self._repeated: set[int] = set()                          # ids of those answered more than once
         self.described: Describe | None = None
         self.protocol: int | None = None
         self.last_exit_code: int | None = None
@@ -113,7 +139,7 @@ class AdapterClient:
             started = self._ensure_process()
             if isinstance(started, AdapterFault):
                 return self._record(started)
-            outcome = self._exchange(self._process, request, self.timeout)
+            outcome = self._send_and_read(self._process, request, self.timeout)
         described = self._negotiate(outcome)
         if isinstance(described, AdapterFault):
             self._discard_process()
@@ -135,7 +161,7 @@ class AdapterClient:
         if self.oneshot:
             outcome = self._oneshot_exchange(request, timeout)
         else:
-            outcome = self._exchange(self._process, request, timeout)
+            outcome = self._send_and_read(self._process, request, timeout)
             if isinstance(outcome, AdapterFault):
                 self._discard_process()
         if isinstance(outcome, AdapterFault):
@@ -162,15 +188,19 @@ class AdapterClient:
         return capture.text()
 
     def close(self) -> None:
-        """End of input: give the adapter EXIT_GRACE seconds to exit, then stop it."""
+        """End of input: give the adapter EXIT_GRACE seconds to exit, then stop it and all it started.
+
+        Answers it wrote after its last awaited one are checked for repeats.
+        """
         process, self._process = self._process, None
         if process is None:
             return
         process.close_stdin()
-        code = process.wait(EXIT_GRACE)
-        if code is None:
-            process.kill()
-        self.last_exit_code = code
+        self.last_exit_code = process.wait(EXIT_GRACE)
+        process.stop()
+        for line in process.drain(STDERR_SETTLE):
+            self._note_repeat(line, decode_line(line))
+        process.kill()
         self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
         self._captured(process)
 
@@ -193,10 +223,11 @@ class AdapterClient:
 
     def _spawn(self) -> AdapterProcess | AdapterFault:
         try:
-            process = AdapterProcess(self.argv, cwd=self.scratch_dir, env=self.env)
+            process = AdapterProcess(self.argv, cwd=self.scratch_dir, env=self.env, limits=self.limits)
         except StartError as error:
             return AdapterFault("start_failed", str(error))
         self.stats.starts += 1
+        self._answered, self._repeated = {}, set()
         return process
 
     def _ensure_process(self) -> None | AdapterFault:
@@ -238,7 +269,8 @@ class AdapterClient:
             described = Describe.from_json(outcome.result, at="/result")
         except InvalidMessage as error:
             return AdapterFault(
-                "bad_message", f"the describe result breaks the protocol schema at {error}", self.stderr_tail()
+                "bad_message", printable(f"the describe result breaks the protocol schema at {error}"),
+                self.stderr_tail(),
             )
         if negotiate(described.protocols) is None:
             return AdapterFault(
@@ -250,23 +282,13 @@ class AdapterClient:
             )
         return described
 
-    def _exchange(self, process: AdapterProcess, request: Request, timeout: float) -> Outcome:
-        """Persistent mode: one request line out, one response line back."""
-        line = self._send_and_read(process, request, timeout)
-        if isinstance(line, AdapterFault):
-            return line
-        return interpret_line(line, request, process.stderr_tail())
-
     def _oneshot_exchange(self, request: Request, timeout: float) -> Outcome:
         """One-shot mode: a fresh process, one request, end of input, one answer."""
         process = self._spawn()
         if isinstance(process, AdapterFault):
             return process
         try:
-            line = self._send_and_read(process, request, timeout, close_input=True)
-            if isinstance(line, AdapterFault):
-                return line
-            outcome = interpret_line(line, request, process.stderr_tail())
+            outcome = self._send_and_read(process, request, timeout, close_input=True)
             self.last_exit_code = process.wait(EXIT_GRACE)
             return outcome
         finally:
@@ -276,35 +298,101 @@ class AdapterClient:
 
     def _send_and_read(
         self, process: AdapterProcess, request: Request, timeout: float, close_input: bool = False
-    ) -> bytes | AdapterFault:
+    ) -> Outcome:
+        """One request line out, one response line back, both within `timeout`."""
         # A request that breaks the schema is a bug in the runner, not in the
         # adapter: let it raise.
         check("request", request.to_json())
-        process.send(request.to_line())  # a broken pipe shows up as end of output below
-        if close_input:
-            process.close_stdin()
+        deadline = time.monotonic() + timeout
+        where = f"request {request.id} ({request.op})"
         try:
-            line = process.read_line(timeout)
+            process.send(request.to_line(), timeout)  # a broken pipe shows up as end of output below
         except TimeoutError:
             process.kill()
             return AdapterFault(
                 "timeout",
-                f"no answer to request {request.id} ({request.op}) within {timeout:g} s; the adapter was stopped",
+                f"could not write {where} within {timeout:g} s: the adapter stopped reading its input; "
+                "it was stopped",
                 process.stderr_tail(settle=STDERR_SETTLE),
             )
-        if line is None:
-            code = process.wait(1.0)
-            if code is None:
+        if close_input:
+            process.close_stdin()
+        while True:
+            try:
+                line = process.read_line(deadline - time.monotonic())
+            except TimeoutError:
                 process.kill()
-                what = "closed its stdout"
-            else:
-                what = f"exited with code {code}"
-            return AdapterFault(
-                "crashed",
-                f"the adapter {what} before answering request {request.id} ({request.op})",
-                process.stderr_tail(settle=STDERR_SETTLE),
-            )
-        return line
+                return AdapterFault(
+                    "timeout",
+                    f"no answer to {where} within {timeout:g} s; the adapter was stopped",
+                    process.stderr_tail(settle=STDERR_SETTLE),
+                )
+            except LineTooLong as error:
+                process.kill()
+                return AdapterFault(
+                    "too_long",
+                    f"the answer to {where} is longer than {error.limit} bytes, the line limit; "
+                    "the adapter was stopped",
+                    process.stderr_tail(settle=STDERR_SETTLE),
+                )
+            if line is None:
+                return self._crashed(process, where)
+            document = decode_line(line)
+            if not self._note_repeat(line, document, request):
+                break
+        outcome = interpret_document(line, document, request, process.stderr_tail())
+        if not isinstance(outcome, AdapterFault):
+            self._answered[request.id] = (request.op, self.owner)
+        return outcome
+
+    def _note_repeat(self, line: bytes, document: object, waiting: Request | None = None) -> bool:
+        """True if `line` answers a request this process already answered (recorded once as a late fault)."""
+        answered = document.get("id") if isinstance(document, dict) else None
+        if type(answered) is not int or answered not in self._answered:
+            return False
+        if answered in self._repeated:
+            return True  # one fault per request, however often it is answered again
+        self._repeated.add(answered)
+        op, owner = self._answered[answered]
+        waited = f" while request {waiting.id} ({waiting.op}) waited for its own" if waiting else " after its last request"
+        shown = printable(line.decode("utf-8", errors="replace").rstrip("\r\n")[:SHOWN_LINE_CHARS])
+        fault = AdapterFault("repeated_answer",
+                             f"request {answered} ({op}) was answered a second time{waited}: {shown!r}; "
+                             "write exactly one response line per request", self.stderr_tail())
+        self.late_faults.append(LateFault(owner, self._record(fault)))
+        return True
+
+    def _crashed(self, process: AdapterProcess, where: str) -> AdapterFault:
+        code = process.wait(1.0)
+        if code is None:
+            process.kill()
+            what = "closed its stdout"
+        elif code < 0:
+            what = f"was killed by {_signal_name(-code)}"
+        else:
+            what = f"exited with code {code}"
+        return AdapterFault(
+            "crashed",
+            f"the adapter {what} before answering {where}",
+            process.stderr_tail(settle=STDERR_SETTLE),
+        )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+    limits = {"SIGXCPU": " (its CPU time limit)", "SIGKILL": " (perhaps out of memory or stopped)"}
+    return name + limits.get(name, "")
+
+
+def decode_line(line: bytes) -> object:
+    """The JSON document on one stdout line, or a `ValueError`/`UnicodeDecodeError` for what it is instead."""
+    try:
+        return json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        return error
 
 
 class _StderrCapture:
@@ -324,20 +412,21 @@ class _StderrCapture:
 
 def interpret_line(line: bytes, request: Request, stderr_tail: str = "") -> Outcome:
     """What one stdout line says in answer to `request`: a response or a fault."""
+    return interpret_document(line, decode_line(line), request, stderr_tail)
+
+
+def interpret_document(line: bytes, document: object, request: Request, stderr_tail: str = "") -> Outcome:
+    """`interpret_line` for a line already decoded by `decode_line`."""
 
     def fault(kind: str, detail: str) -> AdapterFault:
-        return AdapterFault(kind, detail, stderr_tail)
+        return AdapterFault(kind, printable(detail), stderr_tail)
 
     where = f"answer to request {request.id} ({request.op})"
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return fault("not_json", f"{where} is not UTF-8 text ({error.reason} at byte {error.start})")
-    shown = text.rstrip("\r\n")[:SHOWN_LINE_CHARS]
-    try:
-        document = json.loads(text)
-    except ValueError as error:
-        message = getattr(error, "msg", str(error))
+    if isinstance(document, UnicodeDecodeError):
+        return fault("not_json", f"{where} is not UTF-8 text ({document.reason} at byte {document.start})")
+    shown = line.decode("utf-8").rstrip("\r\n")[:SHOWN_LINE_CHARS]
+    if isinstance(document, ValueError):
+        message = getattr(document, "msg", str(document))
         return fault(
             "not_json",
             f"{where} is not JSON ({message}): {shown!r}; "

@@ -22,6 +22,7 @@ from typing import Any, Literal, Mapping, Union
 
 
 from conformance.resources import load_schema
+from conformance.safe_text import printable
 
 SCHEMA_FILE = "adapter-protocol.schema.json"
 
@@ -35,8 +36,10 @@ HANDSHAKE_PROTOCOL = 1
 ErrorKind = Literal["unsupported", "invalid_input", "internal"]
 ERROR_KINDS: tuple[str, ...] = ("unsupported", "invalid_input", "internal")
 
-FaultKind = Literal["timeout", "crashed", "not_json", "wrong_id", "bad_message", "start_failed"]
-FAULT_KINDS: tuple[str, ...] = ("timeout", "crashed", "not_json", "wrong_id", "bad_message", "start_failed")
+FaultKind = Literal["timeout", "crashed", "not_json", "too_long", "wrong_id", "repeated_answer", "bad_message",
+                    "start_failed", "outside_scratch"]
+FAULT_KINDS: tuple[str, ...] = ("timeout", "crashed", "not_json", "too_long", "wrong_id", "repeated_answer",
+                                "bad_message", "start_failed", "outside_scratch")
 
 # Conformance levels an adapter may claim (spec 8), lowest first.
 LEVELS: tuple[str, ...] = ("reader", "writer", "full")
@@ -84,6 +87,17 @@ def check(definition: str, instance: Any, *, at: str = "") -> None:
         raise InvalidMessage(at + _pointer(error.absolute_path), error.message)
 
 
+def require_integer(value: Any, pointer: str) -> None:
+    """Raise `InvalidMessage` unless `value` is an integer in JSON's own sense.
+
+    JSON Schema counts `1.0` as an integer, but an id or a version is JSON
+    digits without a fraction or an exponent, and never a boolean. Python's
+    parser turns `1.0` and `1e0` into floats, so the type tells them apart.
+    """
+    if type(value) is not int:
+        raise InvalidMessage(pointer, f"{json.dumps(value)} is not an integer (JSON digits without a fraction or an exponent)")
+
+
 @dataclass(frozen=True)
 class Request:
     protocol: int
@@ -101,6 +115,8 @@ class Request:
     @classmethod
     def from_json(cls, document: Any) -> Request:
         check("request", document)
+        for key in ("protocol", "id"):
+            require_integer(document[key], f"/{key}")
         return cls(document["protocol"], document["id"], document["op"], document["args"])
 
 
@@ -116,15 +132,19 @@ class Describe:
     ops: tuple[str, ...]
     caps: Mapping[str, int]
     # Where the spec offers a choice, the one this implementation made
-    # (docs/adapter-protocol.md, extension E11); absent: the spec's first option.
+    # (docs/adapter-protocol.md, extension E14); absent: the spec's first option.
     choices: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def from_json(cls, document: Any, *, at: str = "") -> Describe:
         check("describe.result", document, at=at)
+        for index, version in enumerate(document["protocols"]):
+            require_integer(version, f"{at}/protocols/{index}")
+        for name, cap in document["caps"].items():
+            require_integer(cap, f"{at}/caps{_pointer([name])}")
         return cls(
-            name=document["name"],
-            version=document["version"],
+            name=printable(document["name"]),  # shown in every report
+            version=printable(document["version"]),
             protocols=tuple(document["protocols"]),
             spec=document["spec"],
             claims=tuple(document["claims"]),
@@ -178,10 +198,13 @@ Response = Union[OkResponse, ErrorResponse]
 def parse_response(document: Any) -> Response:
     """A response line's JSON as a typed value; `InvalidMessage` if malformed."""
     check("response", document)
+    if document["id"] is not None:
+        require_integer(document["id"], "/id")
     if document["ok"]:
         return OkResponse(document["id"], document["result"])
     error = document["error"]
-    return ErrorResponse(document["id"], error["kind"], error["message"])
+    # The message is for a human and ends up in every report: made printable here.
+    return ErrorResponse(document["id"], error["kind"], printable(error["message"]))
 
 
 def result_definition(op: str) -> str | None:

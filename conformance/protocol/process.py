@@ -1,36 +1,85 @@
-"""One adapter subprocess with line I/O that never blocks forever.
+"""One adapter subprocess: bounded line I/O, limits, and a stop that leaves nothing behind.
 
-`AdapterProcess` starts the adapter in its scratch directory, hands out its
-stdout one line at a time with a timeout (a reader thread feeds a queue),
-and keeps the last few KiB of its stderr in a ring buffer for failure
-reports. It knows nothing about JSON: `client.py` speaks the protocol on
-top of it, and the doctor uses it directly to watch the raw stream.
+`AdapterProcess` starts the adapter in its scratch directory, in a session
+(and so a process group) of its own, with resource limits and optionally in
+a bubblewrap sandbox. It writes request lines and reads response lines
+under a deadline, never holding more than one line of at most
+`max_line_bytes` in memory, and keeps the last few KiB of stderr for
+failure reports. It knows nothing about JSON: `client.py` speaks the
+protocol on top of it, and the doctor uses it directly to watch the raw
+stream.
+
+Stopping an adapter stops its whole process group, and on Linux also every
+process that carries the adapter's marker variable (`MARKER_VARIABLE`) in
+its environment, which finds descendants that left the group with `setsid`.
+`stopping_adapters()` stops every adapter this program started (for Ctrl-C
+and SIGTERM) and refuses new ones while it lasts.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
+import itertools
 import os
-import queue
 import select
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from conformance.protocol.messages import SUPPORTED_PROTOCOLS
+from conformance.safe_text import printable
 
 STDERR_TAIL_BYTES = 4096
+MiB = 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = 16 * MiB
+DEFAULT_MEMORY_BYTES = 4096 * MiB
+DEFAULT_CPU_SECONDS = 3600
+READ_CHUNK = 256 * 1024
+
+# Every process an adapter starts inherits this variable; its value names
+# the adapter process, so that stopping it also finds descendants that
+# left its process group. The value starts with one token per program run.
+MARKER_VARIABLE = "MEMOIR_CONFORM_ADAPTER"
+_RUN_TOKEN = uuid.uuid4().hex
+_serial = itertools.count(1)
 
 # Variables that point an implementation at the user's real files; the
 # adapter must only see its scratch HOME (docs/adapter-protocol.md, E4).
 _HIDDEN_VARIABLES = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+_POSIX = os.name == "posix"
 
 
 class StartError(Exception):
     """The adapter command could not be started at all."""
+
+
+class LineTooLong(Exception):
+    """A stdout line grew past the limit; the rest of it is skipped unread."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"a line longer than {limit} bytes")
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class AdapterLimits:
+    """What an adapter process may use (docs/adapter-protocol.md, "Limits")."""
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    memory_bytes: int | None = DEFAULT_MEMORY_BYTES   # RLIMIT_DATA of each process; None: no limit
+    cpu_seconds: int | None = DEFAULT_CPU_SECONDS     # RLIMIT_CPU of each process; None: no limit
+    sandbox: bool = False                             # run inside bubblewrap
+    writable: tuple[Path, ...] = ()                   # sandbox: writable besides the scratch directory
 
 
 def resolve_command(command: str | Sequence[str], base: Path | None = None) -> list[str]:
@@ -54,8 +103,8 @@ def resolve_command(command: str | Sequence[str], base: Path | None = None) -> l
     return resolved
 
 
-def adapter_environment(home: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment an adapter runs in: the caller's, isolated to a scratch HOME."""
+def adapter_environment(home: Path, base: Mapping[str, str] | None = None, *, tmp: Path | None = None) -> dict[str, str]:
+    """The environment an adapter runs in: the caller's, isolated to a scratch HOME (and TMPDIR)."""
     source = os.environ if base is None else base
     env = {
         name: value
@@ -64,53 +113,202 @@ def adapter_environment(home: Path, base: Mapping[str, str] | None = None) -> di
     }
     env["HOME"] = str(home)
     env["USERPROFILE"] = str(home)  # HOME's counterpart on Windows
+    if tmp is not None:
+        for name in ("TMPDIR", "TMP", "TEMP"):
+            env[name] = str(tmp)
     env["MEMOIR_CONFORM_PROTOCOL"] = str(max(SUPPORTED_PROTOCOLS))
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
 
-class AdapterProcess:
-    """A started adapter: send lines, read lines with a timeout, stop it."""
+# -- the sandbox --------------------------------------------------------------
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]):
+def sandbox_command(argv: Sequence[str], scratch: Path, writable: Sequence[Path] = ()) -> list[str]:
+    """`argv` inside bubblewrap: the file system read-only except `scratch` and `writable`, no network.
+
+    The adapter gets its own PID namespace, and bubblewrap dies with the
+    runner: when the sandbox's first process ends, the kernel ends every
+    process inside it.
+    """
+    command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+               "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
+    for path in dict.fromkeys([Path(scratch), *map(Path, writable)]):
+        command += ["--bind", str(path), str(path)]
+    return command + ["--chdir", str(scratch), "--", *argv]
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    """None when `--sandbox` works on this machine, else why not (checked once)."""
+    if not _POSIX or shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed; on Debian or Ubuntu: apt-get install bubblewrap"
+    try:
+        with tempfile.TemporaryDirectory(prefix="memoir-conform-sandbox-") as probe:
+            done = subprocess.run(sandbox_command(["true"], Path(probe)), capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap does not run here: {error}"
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", errors="replace").strip() or f"exit code {done.returncode}"
+        return f"bubblewrap does not work here: {printable(reason)}"
+    return None
+
+
+# -- every adapter process of this program ---------------------------------------
+
+_live_lock = threading.Lock()
+_live: set[AdapterProcess] = set()
+_stopping = 0
+
+
+@contextmanager
+def stopping_adapters() -> Iterator[None]:
+    """Stop every adapter process this program started; start no new one until the block ends.
+
+    For Ctrl-C and SIGTERM: worker threads whose adapter disappears end
+    their vector with a fault, and cannot start a replacement meanwhile.
+    """
+    global _stopping
+    with _live_lock:
+        _stopping += 1
+        processes = list(_live)
+    try:
+        for process in processes:
+            process.stop()
+        _kill_marked(lambda value: value.startswith(_RUN_TOKEN))
+        yield
+    finally:
+        with _live_lock:
+            _stopping -= 1
+
+
+def _register(process: AdapterProcess) -> None:
+    with _live_lock:
+        if _stopping:
+            raise StartError("memoir-conform is stopping: no new adapter process is started")
+        _live.add(process)
+
+
+@atexit.register
+def _stop_leftovers() -> None:
+    with _live_lock:
+        processes = list(_live)
+    for process in processes:
+        process.stop()
+    if processes:
+        _kill_marked(lambda value: value.startswith(_RUN_TOKEN))
+
+
+def _marked_pids(matches: Callable[[str], bool]) -> list[int]:
+    """Processes whose environment holds a MARKER_VARIABLE value that `matches` (Linux /proc)."""
+    prefix = f"{MARKER_VARIABLE}=".encode()
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue  # gone, a zombie, or not ours to read
+        for entry in environ.split(b"\0"):
+            if entry.startswith(prefix) and matches(entry[len(prefix):].decode("ascii", errors="replace")):
+                found.append(int(name))
+                break
+    return found
+
+
+def _kill_marked(matches: Callable[[str], bool], rounds: int = 20) -> None:
+    """SIGKILL every marked process, again until none is left (one may fork while we look)."""
+    for _ in range(rounds):
+        pids = _marked_pids(matches)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.005)
+
+
+def _limit_resources(limits: AdapterLimits) -> Callable[[], None] | None:
+    """A function run in the child before exec that applies the rlimits, or None."""
+    if not _POSIX or (limits.memory_bytes is None and limits.cpu_seconds is None):
+        return None
+    import resource
+
+    wanted = []
+    # The CPU limit's hard value is one second later: SIGXCPU first, which names the cause, then SIGKILL.
+    for kind, value, grace in ((resource.RLIMIT_DATA, limits.memory_bytes, 0),
+                               (resource.RLIMIT_CPU, limits.cpu_seconds, 1)):
+        if value is not None:
+            _, hard = resource.getrlimit(kind)
+            if hard != resource.RLIM_INFINITY:
+                value, grace = min(value, hard), min(grace, max(hard - value, 0))
+            wanted.append((kind, (value, value + grace)))
+
+    def apply() -> None:  # runs between fork and exec: plain system calls only
+        for kind, pair in wanted:
+            resource.setrlimit(kind, pair)
+
+    return apply
+
+
+def _wait_for(fd: int, events: int, timeout: float) -> bool:
+    poller = select.poll()
+    poller.register(fd, events)
+    return bool(poller.poll(max(timeout, 0.0) * 1000))
+
+
+class AdapterProcess:
+    """A started adapter: send lines, read lines under a deadline, stop it and all it started."""
+
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                 limits: AdapterLimits = AdapterLimits()):
         self.argv = list(argv)
+        self.limits = limits
+        self.marker = f"{_RUN_TOKEN}-{next(_serial)}"
+        command = sandbox_command(self.argv, Path(cwd), limits.writable) if limits.sandbox else self.argv
         try:
             self.popen = subprocess.Popen(
-                self.argv,
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=dict(env),
-                # Own process group, so that stopping a shell-script adapter
-                # also stops whatever it started.
-                start_new_session=os.name == "posix",
+                env={**env, MARKER_VARIABLE: self.marker},
+                # A session of its own, so that stopping the adapter stops
+                # its whole process group: whatever a shell script started.
+                start_new_session=_POSIX,
+                preexec_fn=_limit_resources(limits),
             )
-        except OSError as error:
-            reason = error.strerror or str(error)
+        except (OSError, subprocess.SubprocessError) as error:
+            reason = getattr(error, "strerror", None) or str(error)
             raise StartError(f"could not start {shlex.join(self.argv)}: {reason}") from None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        try:
+            _register(self)
+        except BaseException:
+            self.kill()
+            raise
+        self._stdin_fd = self.popen.stdin.fileno()
+        self._stdout_fd = self.popen.stdout.fileno()
+        os.set_blocking(self._stdin_fd, False)
+        os.set_blocking(self._stdout_fd, False)
+        self._buffer = bytearray()
+        self._scanned = 0       # bytes of _buffer known to hold no newline
+        self._skipping = False  # inside an over-long line: drop bytes up to its newline
         self._at_eof = False
+        self._stdin_open = True
+        self._released = False  # pipes closed: their descriptor numbers may belong to other files now
         self._stderr = bytearray()
         self._stderr_received = 0   # bytes ever read from stderr: marks for stderr_since()
         self._stderr_lock = threading.Lock()
-        self._stdout_thread = threading.Thread(target=self._pump_stdout, daemon=True)
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
-        self._stdout_thread.start()
         self._stderr_thread.start()
-
-    # -- reader threads ---------------------------------------------------
-
-    def _pump_stdout(self) -> None:
-        stream = self.popen.stdout
-        try:
-            for line in iter(stream.readline, b""):
-                self._lines.put(line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._lines.put(None)
-            stream.close()
 
     def _pump_stderr(self) -> None:
         stream = self.popen.stderr
@@ -131,31 +329,85 @@ class AdapterProcess:
     def pid(self) -> int:
         return self.popen.pid
 
-    def send(self, text: str) -> bool:
-        """Write `text` to the adapter's stdin; False if the adapter is gone."""
-        try:
-            self.popen.stdin.write(text.encode("utf-8"))
-            self.popen.stdin.flush()
-            return True
-        except (BrokenPipeError, ConnectionResetError, OSError, ValueError):
+    def send(self, text: str, timeout: float) -> bool:
+        """Write `text` to the adapter's stdin within `timeout` seconds; False if the adapter is gone.
+
+        Raises TimeoutError when the adapter stops reading and the pipe stays full.
+        """
+        if not self._stdin_open:
             return False
+        deadline = time.monotonic() + timeout
+        pending = memoryview(text.encode("utf-8"))
+        while pending:
+            try:
+                pending = pending[os.write(self._stdin_fd, pending):]
+                continue
+            except BlockingIOError:
+                pass
+            except (OSError, ValueError):
+                return False
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(timeout)
+            _wait_for(self._stdin_fd, select.POLLOUT, remaining)
+        return True
 
     def read_line(self, timeout: float) -> bytes | None:
         """The next stdout line (newline kept), None at end of output.
 
-        Raises TimeoutError when no line arrives within `timeout` seconds.
+        Raises TimeoutError when no whole line arrives within `timeout`
+        seconds, and LineTooLong as soon as a line passes the limit.
         """
-        if self._at_eof:
-            return None
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
+            if self._at_eof or self._released:
+                rest, self._buffer = bytes(self._buffer), bytearray()
+                return rest or None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not _wait_for(self._stdout_fd, select.POLLIN, remaining):
+                raise TimeoutError(timeout)
+            self._fill()
+
+    def _fill(self) -> None:
         try:
-            line = self._lines.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            raise TimeoutError(timeout) from None
-        if line is None:
+            chunk = os.read(self._stdout_fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except (OSError, ValueError):
+            chunk = b""
+        if not chunk:
             self._at_eof = True
+        elif self._skipping:
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                self._skipping = False
+                self._buffer += chunk[newline + 1:]
+        else:
+            self._buffer += chunk
+
+    def _take_line(self) -> bytes | None:
+        newline = self._buffer.find(b"\n", self._scanned)
+        if newline < 0:
+            self._scanned = len(self._buffer)
+            if self._scanned > self.limits.max_line_bytes:
+                # Fault now, without waiting for the end of the line, and drop it as it comes.
+                self._buffer.clear()
+                self._scanned = 0
+                self._skipping = True
+                raise LineTooLong(self.limits.max_line_bytes)
+            return None
+        line = bytes(self._buffer[: newline + 1])
+        del self._buffer[: newline + 1]
+        self._scanned = 0
+        if newline > self.limits.max_line_bytes:
+            raise LineTooLong(self.limits.max_line_bytes)
         return line
 
     def close_stdin(self) -> None:
+        self._stdin_open = False
         try:
             self.popen.stdin.close()
         except (OSError, ValueError):
@@ -174,34 +426,71 @@ class AdapterProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def kill(self) -> None:
-        """Stop the adapter (and its process group) now; idempotent."""
-        if self.popen.poll() is None:
-            try:
-                if os.name == "posix":
-                    os.killpg(self.popen.pid, signal.SIGKILL)
-                else:
-                    self.popen.kill()
-            except (ProcessLookupError, PermissionError):
-                pass
-        elif os.name == "posix":
-            # The leader is gone but children it started may still hold the pipes.
+    def stop(self) -> None:
+        """SIGKILL the adapter, its process group and its marked descendants; safe from any thread.
+
+        Done even after the adapter exited on its own: what it started may
+        live on. The pipes stay open (another thread may be reading them).
+        """
+        if _POSIX:
             try:
                 os.killpg(self.popen.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        elif self.popen.poll() is None:
+            self.popen.kill()
+        _kill_marked(self.marker.__eq__)
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+
+    def kill(self) -> None:
+        """Stop the adapter and everything it started, and release its pipes; idempotent."""
+        self.stop()
         self.close_stdin()
+        self._released = True
+        try:
+            self.popen.stdout.close()
+        except (OSError, ValueError):
+            pass
+        with _live_lock:
+            _live.discard(self)
+
+    def leftovers(self) -> list[int]:
+        """Live processes the adapter started, in its process group or marked (Linux; [] elsewhere)."""
+        found = set(_marked_pids(self.marker.__eq__))
+        for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            try:
+                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as handle:
+                    state, _, group = handle.read().rsplit(")", 1)[1].split()[:3]
+            except (OSError, ValueError):
+                continue
+            if group == str(self.popen.pid) and state != "Z":
+                found.add(int(name))
+        found.discard(self.popen.pid)
+        return sorted(found)
+
+    def drain(self, timeout: float) -> list[bytes]:
+        """The complete lines still on stdout of a stopped adapter (read within `timeout`)."""
+        lines = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.read_line(deadline - time.monotonic())
+            except (TimeoutError, LineTooLong):
+                break
+            if line is None:
+                break
+            lines.append(line)
+        return lines
 
     def stderr_tail(self, settle: float = 0.0) -> str:
-        """The last few KiB of stderr; `settle` waits for a finished adapter's last words."""
+        """The last few KiB of stderr, made printable; `settle` waits for a finished adapter's last words."""
         if settle and self.popen.poll() is not None:
             self._stderr_thread.join(settle)
         with self._stderr_lock:
-            return bytes(self._stderr).decode("utf-8", errors="replace")
+            return printable(bytes(self._stderr).decode("utf-8", errors="replace"), multiline=True)
 
     def _stderr_pending(self) -> bool:
         """Bytes wait in the stderr pipe for the reader thread."""
@@ -226,4 +515,5 @@ class AdapterProcess:
             time.sleep(0.002)
         with self._stderr_lock:
             new = self._stderr_received - mark
-            return bytes(self._stderr[-new:] if new > 0 else b"").decode("utf-8", errors="replace")
+            return printable(bytes(self._stderr[-new:] if new > 0 else b"").decode("utf-8", errors="replace"),
+                             multiline=True)

@@ -19,17 +19,27 @@ from tabulate import tabulate
 from conformance import SPEC_VERSION, SPEC_VERSIONS, __version__, github, resources
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
-from conformance.protocol.process import StartError
+from conformance.protocol.process import StartError, sandbox_problem
 from conformance.runner import expect_fail_writer, github_report, report_console, report_json, report_junit
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import claimed_level, grade, grade_vectors, load_expected_failures
 from conformance.runner.implementations import AdapterImplementation, ModelImplementation
 from conformance.runner.requirements import index_for
-from conformance.runner.run import RunRecord, run_vectors
+from conformance.runner.run import DEFAULT_GIVE_UP_AFTER, RunRecord, run_vectors
 from conformance.runner.selection import Filters, select
 from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, load_corpus
-from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int, start_failure
+from conformance.options import (
+    adapter_limits,
+    add_adapter_limit_options,
+    add_cli_option,
+    chosen_adapter,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    start_failure,
+)
+from conformance.safe_text import printable
 
 EXIT_OK, EXIT_NOT_EARNED, EXIT_USAGE = 0, 1, 2
 
@@ -76,6 +86,10 @@ def register(subparsers) -> None:
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
     target.add_argument("-j", "--jobs", metavar="N", type=positive_int, default=1,
                         help="run N adapter processes in parallel (output is the same as with -j 1)")
+    target.add_argument("--give-up-after", metavar="N", type=non_negative_int, default=DEFAULT_GIVE_UP_AFTER,
+                        help="after N timeouts or crashes in a row on one op, error the vectors left that need it "
+                             f"without sending them; 0: never (default {DEFAULT_GIVE_UP_AFTER})")
+    add_adapter_limit_options(target)
 
     pick = parser.add_argument_group("which vectors")
     pick.add_argument("--level", choices=LEVELS, help="only vectors of this level and the levels below it")
@@ -121,7 +135,7 @@ def register(subparsers) -> None:
 
 
 def _error(message: str) -> int:
-    print(f"memoir-conform run: {message}", file=sys.stderr)
+    print(printable(f"memoir-conform run: {message}", multiline=True), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -135,12 +149,17 @@ def _options(args) -> dict:
         "expect_fail": str(args.expect_fail) if args.expect_fail else None,
         "write_expect_fail": str(args.write_expect_fail) if args.write_expect_fail else None,
         "keep_scratch": str(args.keep_scratch) if args.keep_scratch else None,
+        "give_up_after": args.give_up_after, "sandbox": args.sandbox, "adapter_memory_mib": args.adapter_memory,
+        "adapter_cpu_s": args.adapter_cpu, "max_line_mib": args.max_line,
     }
 
 
 def run_command(args) -> int:
     if args.model and args.oneshot:
         return _error("--oneshot applies to adapters, not to --model")
+    if args.sandbox and (args.model or sandbox_problem()):
+        return _error("--sandbox applies to adapters, not to --model" if args.model
+                      else f"--sandbox cannot work here: {sandbox_problem()}")
     roots = ([] if args.no_bundled else [resources.vectors_dir()]) + list(args.vectors)
     if not roots:
         return _error("no vectors: --no-bundled needs at least one --vectors DIR")
@@ -189,6 +208,7 @@ def run_command(args) -> int:
         return _error("no vector matches the filters")
 
     workdir = Path(tempfile.mkdtemp(prefix="memoir-conform-"))
+    (workdir / "vectors").mkdir()  # before any adapter starts: a sandbox binds it writable
     started = time.monotonic()
     implementation = None
     try:
@@ -199,8 +219,9 @@ def run_command(args) -> int:
             if adapter is None:
                 return EXIT_USAGE
             try:
-                implementation = AdapterImplementation(adapter.command, workdir=workdir / "adapters",
-                                                       oneshot=args.oneshot, timeout=adapter.timeout)
+                implementation = AdapterImplementation(
+                    adapter.command, workdir=workdir / "adapters", oneshot=args.oneshot, timeout=adapter.timeout,
+                    limits=adapter_limits(args, writable=[workdir / "vectors"]))
             except StartError as error:
                 return _error(start_failure(f"cannot start the adapter: {error}", adapter.command))
         described = implementation.describe()
@@ -212,7 +233,7 @@ def run_command(args) -> int:
             notes.append(f"the adapter implements spec {described.spec}; graded against v{args.spec}")
         progress = _Progress(len(vectors))
         results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs, progress.step,
-                              keep_scratch=args.keep_scratch)
+                              give_up_after=args.give_up_after, notes=notes, keep_scratch=args.keep_scratch)
         progress.done()
         if _exits_after_answering(results) and not args.oneshot:
             notes.append("the adapter exited with code 0 instead of answering some requests: if it serves one "
@@ -233,7 +254,7 @@ def run_command(args) -> int:
             notes.append(f"the scratch directories of failing vectors are kept under {args.keep_scratch}")
         if github.enabled(args.github):
             notes.extend(github_report.emit(record))
-        print(report_console.render(record))
+        print(printable(report_console.render(record), multiline=True))
         try:
             if args.json:
                 report_json.write(record, args.json)

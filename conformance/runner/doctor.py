@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from conformance import SPEC_VERSION, SPEC_VERSIONS
-from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE, interpret_line
+from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE, decode_line, interpret_line
 from conformance.protocol.messages import (
     HANDSHAKE_PROTOCOL,
     LEVELS,
@@ -35,7 +35,16 @@ from conformance.protocol.messages import (
     Request,
     negotiate,
 )
-from conformance.protocol.process import AdapterProcess, StartError, adapter_environment, resolve_command
+from conformance.protocol.process import (
+    AdapterLimits,
+    AdapterProcess,
+    LineTooLong,
+    StartError,
+    adapter_environment,
+    resolve_command,
+    sandbox_problem,
+)
+from conformance.safe_text import printable
 from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
 
 Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
@@ -87,24 +96,29 @@ class Reply:
 class Probe:
     """Talks raw lines to the adapter, persistent or one-shot, for the checks."""
 
-    def __init__(self, argv: list[str], scratch: Path, timeout: float, oneshot: bool):
+    def __init__(self, argv: list[str], scratch: Path, timeout: float, oneshot: bool,
+                 limits: AdapterLimits = AdapterLimits()):
         self.argv = argv
         self.scratch = scratch
-        home = scratch / "home"
+        home, tmp = scratch / "home", scratch / "tmp"
         home.mkdir(exist_ok=True)
-        self.env = adapter_environment(home)
+        tmp.mkdir(exist_ok=True)
+        self.env = adapter_environment(home, tmp=tmp)
         self.timeout = timeout
         self.oneshot = oneshot
+        self.limits = limits
         self.process: AdapterProcess | None = None
         self.stderr = ""
         self.failure_stderr = ""  # stderr of the first process that misbehaved
         self.stalled = False  # an answer never came: later checks would only wait again
         self.exit_codes: list[int | None] = []  # one-shot: how each process ended
+        self.answered: set[int] = set()  # ids the current process answered
 
     def start(self) -> AdapterProcess:
         """A fresh adapter process (StartError if it cannot be started)."""
         self.stop()
-        self.process = AdapterProcess(self.argv, cwd=self.scratch, env=self.env)
+        self.process = AdapterProcess(self.argv, cwd=self.scratch, env=self.env, limits=self.limits)
+        self.answered = set()
         return self.process
 
     def stop(self) -> None:
@@ -127,12 +141,15 @@ class Probe:
 
     def _exchange(self, request: Request) -> Reply:
         process = self.start() if self.oneshot or self.process is None else self.process
-        process.send(request.to_line())
-        if self.oneshot:
-            process.close_stdin()
         reply = Reply()
         try:
+            process.send(request.to_line(), self.timeout)
+            if self.oneshot:
+                process.close_stdin()
             reply.line = process.read_line(self.timeout)
+        except LineTooLong as error:
+            reply.outcome = AdapterFault("too_long", f"the answer to request {request.id} ({request.op}) is longer "
+                                                     f"than {error.limit} bytes, the line limit")
         except TimeoutError:
             reply.problem = "timeout"
             self.stalled = True
@@ -146,11 +163,18 @@ class Probe:
                     pass
                 if reply.line:
                     reply.problem = "late"
-        if reply.line is None and reply.problem is None:
+        if reply.line is None and reply.problem is None and reply.outcome is None:
             reply.problem = "exited"
             reply.exit_code = process.wait(1.0)
         if reply.line is not None:
             reply.outcome = interpret_line(reply.line, request)
+            repeated = decode_line(reply.line)
+            repeated = repeated.get("id") if isinstance(repeated, dict) else None
+            if isinstance(reply.outcome, AdapterFault) and type(repeated) is int and repeated in self.answered:
+                reply.outcome = AdapterFault("repeated_answer", f"request {repeated} was answered a second time "
+                                                                f"instead of request {request.id} ({request.op})")
+            elif not isinstance(reply.outcome, AdapterFault):
+                self.answered.add(request.id)
         if self.oneshot and reply.problem is None:
             started = time.monotonic()
             try:
@@ -181,6 +205,11 @@ def _shown(line: bytes) -> str:
     return repr(line.decode("utf-8", errors="replace").rstrip("\r\n")[:120])
 
 
+def _is_id_problem(fault: AdapterFault) -> bool:
+    """A wrong id, or an id that is not an integer (`1.0` and `1e0` are not)."""
+    return fault.kind == "wrong_id" or (fault.kind == "bad_message" and " at /id: " in fault.detail)
+
+
 def _describe_problem(reply: Reply, timeout: float) -> tuple[str, str]:
     """(summary, fix) for a describe that did not get a usable answer."""
     if reply.problem == "late":
@@ -196,7 +225,10 @@ def _describe_problem(reply: Reply, timeout: float) -> tuple[str, str]:
             "not_json": FIX_STDOUT,
             "wrong_id": "copy the request's id into its response",
             "bad_message": "see the response shape in docs/adapter-protocol.md",
+            "too_long": "keep each response line under the limit",
         }
+        if _is_id_problem(outcome):
+            return (outcome.detail, "copy the request's id into its response unchanged, as an integer")
         return (outcome.detail, fixes.get(outcome.kind, ""))
     if isinstance(outcome, ErrorResponse):
         return (f"describe was answered with an error ({outcome.kind}: {outcome.message})",
@@ -287,8 +319,13 @@ def _reply_problem(reply: Reply, what: str, timeout: float, oneshot: bool = Fals
     if isinstance(outcome, AdapterFault) and outcome.kind == "not_json":
         return Check("clean-stdout", "FAIL", f"stdout carried {_shown(reply.line)} instead of the answer to {what}",
                      FIX_STDOUT)
-    if isinstance(outcome, AdapterFault) and outcome.kind == "wrong_id":
-        return Check("echoes-ids", "FAIL", outcome.detail, "copy the request's id into its response unchanged")
+    if isinstance(outcome, AdapterFault) and outcome.kind == "repeated_answer":
+        return Check("clean-stdout", "FAIL", outcome.detail, "write exactly one response line per request")
+    if isinstance(outcome, AdapterFault) and outcome.kind == "too_long":
+        return Check("response-shape", "FAIL", outcome.detail, "keep each response line under the limit")
+    if isinstance(outcome, AdapterFault) and _is_id_problem(outcome):
+        return Check("echoes-ids", "FAIL", outcome.detail,
+                     "copy the request's id into its response unchanged, as an integer")
     if isinstance(outcome, AdapterFault):
         return Check("response-shape", "FAIL", outcome.detail, "see the response shape in docs/adapter-protocol.md")
     return None
@@ -354,17 +391,23 @@ def check_exit(probe: Probe) -> Check:
     process = probe.process
     process.close_stdin()
     code = process.wait(EXIT_GRACE)
+    left = process.leftovers() if code == 0 else []
     probe.stop()
     if code is None:
         return Check("exits-on-eof", "FAIL", f"still running {EXIT_GRACE:g} s after end of input", fix)
     if code != 0:
         return Check("exits-on-eof", "FAIL", f"exited with code {code} at end of input", fix)
+    if left:
+        return Check("exits-on-eof", "WARN",
+                     f"exits 0 at end of input but leaves {len(left)} process(es) it started running "
+                     f"(pids {', '.join(map(str, left))}); the runner stops them",
+                     "stop (and wait for) the processes the adapter starts before it exits")
     return Check("exits-on-eof", "PASS", "exits 0 at end of input")
 
 
-def check_oneshot(argv: list[str], scratch: Path, timeout: float) -> Check:
+def check_oneshot(argv: list[str], scratch: Path, timeout: float, limits: AdapterLimits = AdapterLimits()) -> Check:
     """Optional in persistent mode: would the adapter also work with --oneshot?"""
-    probe = Probe(argv, scratch, timeout, oneshot=True)
+    probe = Probe(argv, scratch, timeout, oneshot=True, limits=limits)
     reply = probe.roundtrip(Request(HANDSHAKE_PROTOCOL, 1, "describe", {}))
     summary, fix = _describe_problem(reply, timeout)
     if summary:
@@ -374,6 +417,21 @@ def check_oneshot(argv: list[str], scratch: Path, timeout: float) -> Check:
         return Check("oneshot", "WARN", f"one-shot mode: answered describe but {exit_text} after end of input",
                      "exit 0 once stdin is closed and the answer is written")
     return Check("oneshot", "PASS", "works in one-shot mode too (a fresh process per request)")
+
+
+def check_sandbox(requested: bool) -> Check:
+    """Does `--sandbox` work here? FAIL only when it was asked for and cannot work."""
+    problem = sandbox_problem()
+    if requested and problem:
+        return Check("sandbox", "FAIL", f"--sandbox cannot work here: {problem}",
+                     "install bubblewrap, or run without --sandbox")
+    if requested:
+        return Check("sandbox", "PASS", "every check above ran in the bubblewrap sandbox "
+                                        "(file system read-only except the scratch directory, no network)")
+    if problem:
+        return Check("sandbox", "SKIP", f"--sandbox is not available here: {problem}")
+    return Check("sandbox", "SKIP", "not checked: --sandbox works here (bubblewrap); "
+                                    "add --sandbox to run these checks inside it")
 
 
 def _without_repeats(checks: list[Check]) -> list[Check]:
@@ -393,20 +451,30 @@ def run_doctor(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     oneshot: bool = False,
+    sandbox: bool = False,
     out: TextIO | None = None,
 ) -> int:
     """Run every check against `command`, print one line each; return the exit code."""
     out = out if out is not None else sys.stdout
+
+    def show(line: str) -> None:
+        print(printable(line), file=out)  # the adapter's name, messages and stderr included
+
     mode = "one-shot" if oneshot else "persistent"
-    print(f"memoir-conform doctor: {command} ({mode} mode, timeout {timeout:g} s)", file=out)
+    show(f"memoir-conform doctor: {command} ({mode} mode{', sandboxed' if sandbox else ''}, timeout {timeout:g} s)")
     try:
         argv = resolve_command(command)
     except (StartError, ValueError) as error:
-        print(Check("starts", "FAIL", f"cannot read the command: {error}").line(), file=out)
+        show(Check("starts", "FAIL", f"cannot read the command: {error}").line())
         return 2
+    sandbox_check = check_sandbox(sandbox)
+    if sandbox_check.status == "FAIL":
+        show(sandbox_check.line())
+        return 2
+    limits = AdapterLimits(sandbox=sandbox)
     with tempfile.TemporaryDirectory(prefix="memoir-conform-doctor-") as scratch_name:
         scratch = Path(scratch_name)
-        probe = Probe(argv, scratch, timeout, oneshot)
+        probe = Probe(argv, scratch, timeout, oneshot, limits)
         try:
             checks, described = check_handshake(probe)
             if described is not None:
@@ -426,26 +494,26 @@ def run_doctor(
                     # One-shot mode needs exactly what just failed: exiting at end of input.
                     checks.append(_not_checked("oneshot", exit_check))
                 else:
-                    checks.append(check_oneshot(argv, scratch, timeout))
+                    checks.append(check_oneshot(argv, scratch, timeout, limits))
         except StartError as error:  # it started once, then could not be restarted
             checks.append(Check("starts", "FAIL", str(error)))
         finally:
             probe.stop()
         stderr = probe.failure_stderr or probe.stderr
-    checks = _without_repeats(checks)
+    checks = _without_repeats(checks) + [sandbox_check]
     for check in checks:
-        print(check.line(), file=out)
+        show(check.line())
     failed = [check for check in checks if check.status == "FAIL"]
     warned = [check for check in checks if check.status == "WARN"]
     passed = [check for check in checks if check.status == "PASS"]
     if failed and stderr.strip():
-        print("adapter stderr (last lines):", file=out)
+        show("adapter stderr (last lines):")
         for line in stderr.strip().splitlines()[-10:]:
-            print(f"  | {line}", file=out)
+            show(f"  | {line}")
     if described is None:
         hint = missing_paths_hint(command)
         if hint:
-            print(f"hint: {hint}", file=out)
+            show(f"hint: {hint}")
         print("could not start the adapter: fix the first FAIL above, then run doctor again", file=out)
         return 2
     print(f"{len(passed)} passed, {len(failed)} failed, {len(warned)} warnings", file=out)
@@ -470,6 +538,8 @@ def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--oneshot", action="store_true",
                         help="the adapter serves one request per process (for example a shell script)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run the adapter in a bubblewrap sandbox, as `run --sandbox` does")
     parser.set_defaults(handler=handler)
     return parser
 
@@ -485,4 +555,4 @@ def handler(args: argparse.Namespace) -> int:
     if adapter is None:
         return 2
     command = adapter.command if isinstance(adapter.command, str) else shlex.join(adapter.command)
-    return run_doctor(command, timeout=adapter.timeout, oneshot=args.oneshot)
+    return run_doctor(command, timeout=adapter.timeout, oneshot=args.oneshot, sandbox=args.sandbox)

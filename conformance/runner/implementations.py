@@ -25,9 +25,9 @@ from typing import Protocol, Sequence
 
 import conformance
 from conformance import reference
-from conformance.protocol.client import DEFAULT_TIMEOUT, AdapterClient
+from conformance.protocol.client import DEFAULT_TIMEOUT, AdapterClient, LateFault
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
-from conformance.protocol.process import STDERR_TAIL_BYTES
+from conformance.protocol.process import STDERR_TAIL_BYTES, AdapterLimits
 
 Call = tuple[str, dict]
 
@@ -35,6 +35,8 @@ Call = tuple[str, dict]
 class Implementation(Protocol):
     label: str   # shown in reports: the command, or "reference model (in-process)"
     mode: str    # "persistent", "oneshot" or "in-process"
+    owner: str | None          # charged with faults found later (the runner sets the vector id)
+    scratch_dir: Path | None   # the adapter's own scratch directory, if it has one
 
     def describe(self) -> Describe | AdapterFault: ...
 
@@ -50,6 +52,8 @@ class Implementation(Protocol):
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault: ...
 
+    def late_faults(self) -> list[LateFault]: ...
+
     def close(self) -> None: ...
 
 
@@ -57,20 +61,33 @@ class AdapterImplementation:
     """An implementation under test behind its adapter command."""
 
     def __init__(self, command: str | Sequence[str], *, workdir: Path, oneshot: bool = False,
-                 timeout: float = DEFAULT_TIMEOUT):
+                 timeout: float = DEFAULT_TIMEOUT, limits: AdapterLimits = AdapterLimits()):
         self.command = command
         self.workdir = Path(workdir)
         self.oneshot = oneshot
         self.timeout = timeout
-        self.client = AdapterClient(command, oneshot=oneshot, timeout=timeout, workdir=self.workdir)
+        self.limits = limits
+        self.client = AdapterClient(command, oneshot=oneshot, timeout=timeout, workdir=self.workdir, limits=limits)
         self.label = self.client.command
         self.mode = "oneshot" if oneshot else "persistent"
+        self.scratch_dir = self.client.scratch_dir
         self._described: Describe | None = None
         self._forks_stderr: list[str] = []   # of the processes call_in_parallel started while capturing
 
     @property
     def protocol(self) -> int | None:
         return self.client.protocol
+
+    @property
+    def owner(self) -> str | None:
+        return self.client.owner
+
+    @owner.setter
+    def owner(self, owner: str | None) -> None:
+        self.client.owner = owner
+
+    def late_faults(self) -> list[LateFault]:
+        return list(self.client.late_faults)
 
     def describe(self) -> Describe | AdapterFault:
         if self._described is None:
@@ -94,13 +111,15 @@ class AdapterImplementation:
         return "".join([*self._forks_stderr, self.client.take_stderr_capture()])[-STDERR_TAIL_BYTES:]
 
     def fork(self) -> AdapterImplementation:
-        return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout)
+        return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout,
+                                     limits=self.limits)
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
         """One adapter process per job, all started before any writes."""
         forks = [self.fork() for _ in jobs]
         for fork in forks:
             fork.start_stderr_capture()
+            fork.owner = self.owner
         try:
             for fork in forks:
                 started = fork.describe()
@@ -124,6 +143,7 @@ class AdapterImplementation:
             for fork in forks:
                 fork.close()
                 self._forks_stderr.append(fork.take_stderr_capture())
+                self.client.late_faults.extend(fork.late_faults())
 
     def close(self) -> None:
         self.client.close()
@@ -150,6 +170,8 @@ class ModelImplementation:
     label = "reference model (in-process)"
     mode = "in-process"
     protocol = 1
+    owner: str | None = None
+    scratch_dir = None
 
     def __init__(self, machine_id: str | None = None, caps: dict | None = None):
         self.context = reference.Context(machine_id=machine_id or str(uuid.uuid4()), machine_label="memoir-conform")
@@ -217,6 +239,9 @@ class ModelImplementation:
                 if process.poll() is None:
                     process.kill()
                     process.wait()
+
+    def late_faults(self) -> list[LateFault]:
+        return []
 
     def close(self) -> None:
         pass

@@ -19,6 +19,7 @@ import jsonschema
 from conformance import resources
 from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
+from conformance.safe_text import printable
 
 REPORT_VERSION = 2
 
@@ -111,4 +112,6 @@ def write(record: RunRecord, path: Path) -> None:
     problems = validate(report)
     if problems:  # a bug in the kit, never in the adapter
         raise ValueError("the run report breaks schema/report.schema.json: " + "; ".join(problems[:5]))
-    Path(path).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # printable() keeps the JSON valid and its data the same (its escapes are JSON's).
+    Path(path).write_text(printable(json.dumps(report, indent=2, ensure_ascii=False), multiline=True) + "\n",
+                          encoding="utf-8")

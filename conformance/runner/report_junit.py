@@ -22,6 +22,7 @@ from conformance.runner.grading import Grade, GradedVector, blocks_run
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.run import RunRecord
 from conformance.runner.strength import MUST
+from conformance.safe_text import printable
 
 
 def _section_key(section: str) -> tuple:
@@ -109,7 +110,17 @@ def build(record: RunRecord) -> ET.Element:
     return root
 
 
+def _printable_tree(root: ET.Element) -> ET.Element:
+    """Every text and attribute made printable: valid XML whatever an adapter or a file said."""
+    for element in root.iter():
+        if element.text:
+            element.text = printable(element.text, multiline=True)
+        for name, value in element.attrib.items():
+            element.set(name, printable(value, multiline=True))
+    return root
+
+
 def write(record: RunRecord, path: Path) -> None:
-    tree = ET.ElementTree(build(record))
+    tree = ET.ElementTree(_printable_tree(build(record)))
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)

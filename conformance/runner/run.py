@@ -4,61 +4,203 @@ With N workers, N independent implementations (adapter processes) take
 vectors from one queue. Results are sorted by vector id, so the output of a
 parallel run is the same as that of a serial one. `RunRecord` is
 everything the reports need about a finished run.
+
+Around each vector the run also enforces what docs/adapter-protocol.md
+promises about hostile adapters:
+
+- files an adapter created in the runner's area outside its scratch
+  directories are an `outside_scratch` fault of the vector that was running
+  (each worker has a vector area of its own, so with one worker, or for a
+  file in a worker's own area, the charge is exact);
+- a second answer to a request is charged to the vector that sent it,
+  once the run is over (`on_result` has seen the first verdict by then);
+- fail fast: after `give_up_after` timeouts or crashes in a row of one op,
+  the vectors left that need the op are errored without being sent;
+- Ctrl-C or SIGTERM stops every adapter at once, starts no new one, and
+  waits for the workers before the exception goes on.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
-from conformance.protocol.messages import Describe
-from conformance.runner.execute import VectorResult, run_vector
+from conformance.protocol.messages import AdapterFault, Describe, Outcome
+from conformance.protocol.process import stopping_adapters
+from conformance.runner.containment import StrayWatch, adapter_scratch, nothing
+from conformance.runner.execute import ERROR, VectorResult, required_ops, run_vector
 from conformance.runner.grading import Grade, GradedVector
-from conformance.runner.implementations import Implementation
+from conformance.runner.implementations import Call, Implementation
 from conformance.runner.requirements import RequirementIndex
-from conformance.runner.vectors import Vector
+from conformance.runner.vectors import ExpansionProblem, Vector, effective_caps, expand
+
+DEFAULT_GIVE_UP_AFTER = 5
+# How long an interrupted run waits for its workers to notice.
+STOP_GRACE = 10.0
+
+
+class GiveUp:
+    """Counts timeouts and crashes of each op in a row; after `limit` of them the op is given up."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.in_a_row: Counter[str] = Counter()
+        self.reasons: dict[str, str] = {}
+        self.skipped: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def record(self, op: str, outcome: Outcome) -> None:
+        with self._lock:
+            if not (isinstance(outcome, AdapterFault) and outcome.kind in ("timeout", "crashed")):
+                self.in_a_row[op] = 0
+                return
+            self.in_a_row[op] += 1
+            if self.limit and self.in_a_row[op] >= self.limit and op not in self.reasons:
+                self.reasons[op] = (f"the adapter timed out or crashed on {op} {self.limit} times in a row "
+                                    f"(the last time: {outcome.kind}); see --give-up-after")
+
+    def skip(self, ops: Sequence[str]) -> str | None:
+        """Why a vector needing `ops` is not sent, or None."""
+        with self._lock:
+            for op in ops:
+                if op in self.reasons:
+                    self.skipped[op] += 1
+                    return f"not sent: {self.reasons[op]}"
+        return None
+
+    def notes(self) -> list[str]:
+        return [f"gave up on {op}: {reason}; {self.skipped[op]} vector(s) needing it were errored without being sent"
+                for op, reason in sorted(self.reasons.items())]
+
+
+class _Watched:
+    """An implementation whose every outcome is counted by `GiveUp`."""
+
+    def __init__(self, inner: Implementation, give_up: GiveUp):
+        self.inner = inner
+        self.give_up = give_up
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def call(self, op: str, args: dict) -> Outcome:
+        outcome = self.inner.call(op, args)
+        self.give_up.record(op, outcome)
+        return outcome
+
+    def call_in_parallel(self, jobs: Sequence[Sequence[Call]]):
+        outcomes = self.inner.call_in_parallel(jobs)
+        if isinstance(outcomes, AdapterFault):
+            self.give_up.record(jobs[0][0][0], outcomes)
+        else:
+            for job, results in zip(jobs, outcomes):
+                for (op, _), outcome in zip(job, results):
+                    self.give_up.record(op, outcome)
+        return outcomes
+
+
+def _ops_needed(vector: Vector, described: Describe) -> list[str]:
+    expanded = expand(vector, effective_caps(described.caps))
+    return [] if isinstance(expanded, ExpansionProblem) else required_ops(expanded)
+
+
+def _charge(result: VectorResult, fault: AdapterFault) -> None:
+    """Make `result` an error for `fault`, found after the vector's own verdict."""
+    if result.outcome == ERROR:
+        result.detail = f"{result.detail}; and {fault}"
+        return
+    result.outcome = ERROR
+    result.detail = str(fault) if not result.detail else f"{fault}; before that: {result.detail}"
+    result.stderr_tail = fault.stderr_tail or result.stderr_tail
 
 
 def run_vectors(vectors: list[Vector], primary: Implementation, described: Describe, workdir: Path,
                 jobs: int = 1, on_result: Callable[[VectorResult], None] | None = None, *,
+                give_up_after: int = DEFAULT_GIVE_UP_AFTER, notes: list[str] | None = None,
                 keep_scratch: Path | None = None) -> list[VectorResult]:
     """Run every vector; `primary` is already described. Never raises for an adapter's misbehaviour.
-    With `keep_scratch`, failing vectors leave their scratch directories there."""
+
+    Every worker, `primary` included, is closed at the end. Notes for the
+    report (ops given up) are appended to `notes`. With `keep_scratch`,
+    failing vectors leave their scratch directories there.
+    """
+    workdir = Path(workdir)
     workers = [primary] + [primary.fork() for _ in range(max(1, min(jobs, len(vectors))) - 1)]
+    areas = [workdir / f"w{index + 1}" for index in range(len(workers))]
+    # A worker checks its own area (empty between its vectors) and the shared directories.
+    watch = StrayWatch(workdir.parent)
+    watch.watch(workdir, lambda entry: entry.name in {area.name for area in areas})
+    shared = [workdir]
+    for area, worker in zip(areas, workers):
+        area.mkdir(parents=True, exist_ok=True)
+        watch.watch(area, nothing)
+        if worker.scratch_dir is not None and Path(worker.scratch_dir).parent not in shared:
+            shared.append(Path(worker.scratch_dir).parent)
+            watch.watch(shared[-1], adapter_scratch)
+    give_up = GiveUp(give_up_after)
     pending: queue.Queue[Vector] = queue.Queue()
     for vector in vectors:
         pending.put(vector)
-    results: list[VectorResult] = []
+    results: dict[str, VectorResult] = {}
     lock = threading.Lock()
+    stop = threading.Event()
 
-    def work(implementation: Implementation) -> None:
-        while True:
+    def work(implementation: Implementation, area: Path) -> None:
+        watched = _Watched(implementation, give_up)
+        while not stop.is_set():
             try:
                 vector = pending.get_nowait()
             except queue.Empty:
                 return
-            result = run_vector(vector, implementation, described, workdir, keep_scratch)
+            reason = give_up.skip(_ops_needed(vector, described))
+            if reason:
+                result = VectorResult(vector.id, ERROR, detail=reason)
+            else:
+                implementation.owner = vector.id
+                result = run_vector(vector, watched, described, area, keep_scratch)
+                strays = watch.take([area, *shared])
+                if strays:
+                    _charge(result, AdapterFault(
+                        "outside_scratch",
+                        f"the adapter created {', '.join(strays)} in the runner's temporary directory, "
+                        "outside the scratch directories it was given (removed)"))
             with lock:
-                results.append(result)
+                results[vector.id] = result
                 if on_result:
                     on_result(result)
 
+    threads = [threading.Thread(target=work, args=(worker, area), daemon=True)
+               for worker, area in zip(workers, areas)]
     try:
         if len(workers) == 1:
-            work(primary)
+            work(primary, areas[0])
         else:
-            threads = [threading.Thread(target=work, args=(worker,), daemon=True) for worker in workers]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
-    finally:
-        for worker in workers[1:]:
-            worker.close()
-    return sorted(results, key=lambda result: result.id)
+    except BaseException:  # Ctrl-C, SIGTERM: leave no adapter and no worker behind
+        stop.set()
+        with stopping_adapters():
+            for thread in threads:
+                if thread.is_alive():
+                    thread.join(STOP_GRACE)
+            for worker in workers:
+                worker.close()
+        raise
+    for worker in workers:
+        worker.close()
+        for late in worker.late_faults():
+            if late.owner in results:
+                _charge(results[late.owner], late.fault)
+    if notes is not None:
+        notes.extend(give_up.notes())
+    return sorted(results.values(), key=lambda result: result.id)
 
 
 @dataclass

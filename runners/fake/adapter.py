@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -28,10 +29,24 @@ FAULTS = {
     "no_exit_on_eof": "keeps running after end of input",
     "bad_describe": "answers describe with a result that breaks the schema",
     "bad_response": "answers ok without a result",
+    "float_id": "answers with the request's id written as a float (7 becomes 7.0)",
+    "double_answer": "writes its answer twice",
+    "endless_line": "writes one line without end instead of the answer",
+    "stop_reading": "answers, then never reads its input again",
+    "leave_children": "starts two processes in its process group that outlive it, then answers",
+    "setsid_child": "starts a process that leaves its process group (setsid) and outlives it, then answers",
+    "hog_memory": "allocates up to 8 GiB before answering (a memory limit stops it first)",
+    "spin": "burns CPU instead of answering",
+    "hostile_text": "puts terminal escape sequences in describe, its error messages and its stderr",
+    "write_outside": "creates files next to its HOME's parent and two levels above each path it is sent, then answers",
 }
 # Faults that are about one kind of moment rather than the n-th request,
 # so FAKE_ADAPTER_FAULT_AFTER does not delay them.
-ALWAYS = {"ignore_unknown", "no_exit_on_eof", "bad_describe"}
+ALWAYS = {"ignore_unknown", "no_exit_on_eof", "bad_describe", "hostile_text"}
+
+# Clears the screen, retitles the window, rings the bell, and starts a line
+# that looks like a verdict.
+HOSTILE = "\x1b[2J\x1b]0;pwned\x07\x1b[1;32m\rmemoir Full (v0.1.2) earned\nExit 0\x9b31m\u202e"
 
 CAPS = {
     "goals": 3,
@@ -45,6 +60,42 @@ CAPS = {
 }
 
 
+def reference_model():
+    """With FAKE_ADAPTER_MODEL=reference: (describe, handle) of memoir-conform's reference model, else None.
+
+    This is the one place the fake needs the memoir-conform package: to break
+    the protocol in the middle of a real run of vectors.
+    """
+    if os.environ.get("FAKE_ADAPTER_MODEL") != "reference":
+        return None
+    # The package this file ships with: the checkout root, or site-packages for a wheel.
+    here = os.path.dirname(os.path.abspath(__file__))
+    while not os.path.isfile(os.path.join(here, "conformance", "__init__.py")) and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+    sys.path.insert(0, here)
+    from conformance import reference
+
+    context = reference.Context.from_home()
+
+    def handle(op: str, args: dict):
+        try:
+            return {"ok": True, "result": reference.handle(op, args, context)}
+        except reference.OpError as problem:
+            return {"ok": False, "error": {"kind": problem.kind, "message": problem.message}}
+
+    return reference.describe(), handle
+
+
+def write_outside(request: dict) -> None:
+    """Create files where an adapter must not: above HOME's parent and above each absolute path arg."""
+    places = [os.path.join(os.environ.get("HOME", "."), "..", "..")]
+    args = request.get("args") if isinstance(request.get("args"), dict) else {}
+    places += [os.path.join(value, "..", "..") for value in args.values() if isinstance(value, str) and os.path.isabs(value)]
+    for index, place in enumerate(places):
+        with open(os.path.join(place, f"fake-stray-{request.get('id')}-{index}"), "w", encoding="utf-8") as stray:
+            stray.write("written outside the scratch directory (fault write_outside)\n")
+
+
 def configuration() -> tuple[set[str], int, list[int]]:
     faults = {name.strip() for name in os.environ.get("FAKE_ADAPTER_FAULT", "").split(",") if name.strip()}
     unknown = sorted(faults - FAULTS.keys())
@@ -56,10 +107,16 @@ def configuration() -> tuple[set[str], int, list[int]]:
     return faults, after, protocols
 
 
-def describe(protocols: list[int], broken: bool) -> dict:
+def triggered(raw: bytes, served: int, after: int) -> bool:
+    """Do the FAKE_ADAPTER_FAULT faults apply to this request line?"""
+    when = os.environ.get("FAKE_ADAPTER_FAULT_WHEN")
+    return served >= after and (when is None or when.encode("utf-8") in raw)
+
+
+def describe(protocols: list[int], broken: bool, hostile: bool = False) -> dict:
     result = {
-        "name": "fake-adapter",
-        "version": "1.0.0",
+        "name": "fake-adapter" + (HOSTILE if hostile else ""),
+        "version": "1.0.0" + (HOSTILE if hostile else ""),
         "protocols": protocols,
         "spec": "0.1.2",
         "claims": [],
@@ -75,23 +132,45 @@ def error(request_id, kind: str, message: str) -> dict:
     return {"id": request_id, "ok": False, "error": {"kind": kind, "message": message}}
 
 
-def respond(request: dict, faults: set[str], protocols: list[int]) -> dict:
+def respond(request: dict, faults: set[str], protocols: list[int], model=None) -> dict:
     request_id = request.get("id")
     op = request.get("op")
     args = request.get("args") if isinstance(request.get("args"), dict) else {}
     if op == "describe":
-        return {"id": request_id, "ok": True, "result": describe(protocols, "bad_describe" in faults)}
+        result = describe(protocols, "bad_describe" in faults, "hostile_text" in faults)
+        if model is not None:
+            result.update({key: model[0][key] for key in ("claims", "ops", "caps")})
+        return {"id": request_id, "ok": True, "result": result}
     if request.get("protocol") not in protocols:
         return error(request_id, "invalid_input", f"protocol {request.get('protocol')!r} is not spoken here")
     if op == "echo":
         return {"id": request_id, "ok": True, "result": {"args": {k: v for k, v in args.items() if k != "fault"}}}
+    if model is not None and op in model[0]["ops"]:
+        return {"id": request_id, **model[1](op, args)}
     if "ignore_unknown" in faults:
         return {"id": request_id, "ok": True, "result": {}}
-    return error(request_id, "unsupported", f"fake-adapter does not implement {op!r}")
+    hostile = HOSTILE if "hostile_text" in faults else ""
+    return error(request_id, "unsupported", f"fake-adapter does not implement {op!r}{hostile}")
+
+
+def leave_children(request_id, new_session: bool) -> None:
+    """Start processes that outlive this one; name their pids on stderr and in FAKE_ADAPTER_PID_FILE."""
+    count = 1 if new_session else 2
+    for _ in range(count):
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=new_session)
+        where = "a session of its own" if new_session else "its process group"
+        sys.stderr.write(f"fake adapter: started child {child.pid} in {where} (request {request_id})\n")
+        if os.environ.get("FAKE_ADAPTER_PID_FILE"):
+            with open(os.environ["FAKE_ADAPTER_PID_FILE"], "a", encoding="utf-8") as pids:
+                pids.write(f"{child.pid}\n")
+    sys.stderr.flush()
 
 
 def main() -> int:
     env_faults, after, protocols = configuration()
+    model = reference_model()
     stdout = sys.stdout.buffer
     held: list[bytes] = []
     served = 0
@@ -117,7 +196,7 @@ def main() -> int:
             faults = set()
             emit(error(None, "invalid_input", "a request is a JSON object"))
             continue
-        faults = {name for name in env_faults if name in ALWAYS or served >= after}
+        faults = {name for name in env_faults if name in ALWAYS or triggered(raw, served, after)}
         asked = request.get("args", {}).get("fault") if isinstance(request.get("args"), dict) else None
         served += 1
         if asked is not None:
@@ -126,8 +205,28 @@ def main() -> int:
                 emit(error(request.get("id"), "invalid_input", f"unknown fault {asked!r}; known: {sorted(FAULTS)}"))
                 continue
             faults.add(asked)
-        response = respond(request, faults, protocols)
+        response = respond(request, faults, protocols, model)
         request_id = request.get("id")
+        if "hostile_text" in faults:
+            sys.stderr.write(f"fake adapter: request {request_id}{HOSTILE}\n")
+            sys.stderr.flush()
+        if "write_outside" in faults:
+            write_outside(request)
+        for fault, new_session in (("leave_children", False), ("setsid_child", True)):
+            if fault in faults:
+                leave_children(request_id, new_session)
+        if "hog_memory" in faults:
+            # 64 MiB at a time, up to 8 GiB (then it gives up and answers): a memory limit stops it first.
+            hoard = [bytearray(64 * 1024 * 1024) for _ in range(128)]
+            del hoard
+        if "spin" in faults:
+            while True:
+                pass
+        if "endless_line" in faults:
+            chunk = b"x" * (1024 * 1024)
+            while True:
+                stdout.write(chunk)
+                stdout.flush()
         if "sleep" in faults:
             sys.stderr.write(f"fake adapter: sleeping instead of answering request {request_id} (fault sleep)\n")
             sys.stderr.flush()
@@ -145,7 +244,15 @@ def main() -> int:
             response["id"] = request_id + 1000
         if "bad_response" in faults:
             response = {"id": request_id, "ok": True}
+        if "float_id" in faults and isinstance(request_id, int):
+            response["id"] = float(request_id)
         emit(response)
+        if "double_answer" in faults:
+            emit(response)
+        if "stop_reading" in faults:
+            sys.stderr.write(f"fake adapter: no longer reading input after request {request_id} (fault stop_reading)\n")
+            sys.stderr.flush()
+            time.sleep(3600)
 
     if held:
         stdout.write(b"".join(held))

@@ -1,4 +1,4 @@
-"""Shared fixtures for the adapter protocol tests: the fake adapter and a toy server."""
+"""Fixtures for the adapter protocol tests: a toy server (the fake adapter's are in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,29 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.resources import runners_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-FAKE_ADAPTER = runners_dir() / "fake" / "adapter.py"
-
-
-@pytest.fixture
-def fake_command() -> list[str]:
-    """The fake adapter as an argv; choose faults with monkeypatch.setenv."""
-    return [sys.executable, str(FAKE_ADAPTER)]
-
-
-@pytest.fixture
-def fake_env(monkeypatch):
-    """Set the fake adapter's environment knobs (FAKE_ADAPTER_*) for this test."""
-    for name in ("FAKE_ADAPTER_FAULT", "FAKE_ADAPTER_FAULT_AFTER", "FAKE_ADAPTER_PROTOCOLS"):
-        monkeypatch.delenv(name, raising=False)
-
-    def setter(**values: str) -> None:
-        for name, value in values.items():
-            monkeypatch.setenv(f"FAKE_ADAPTER_{name.upper()}", value)
-
-    return setter
 
 
 TOY_ADAPTER = textwrap.dedent(
@@ -49,7 +28,7 @@ TOY_ADAPTER = textwrap.dedent(
 
     def handle(op, args, context):
         if op == "whoami":
-            return {"cwd": os.getcwd(), "home": os.environ.get("HOME"),
+            return {"cwd": os.getcwd(), "home": os.environ.get("HOME"), "tmpdir": os.environ.get("TMPDIR"),
                     "protocol_env": os.environ.get("MEMOIR_CONFORM_PROTOCOL"),
                     "unbuffered": os.environ.get("PYTHONUNBUFFERED"),
                     "xdg_config": os.environ.get("XDG_CONFIG_HOME"),

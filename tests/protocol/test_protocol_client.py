@@ -229,6 +229,7 @@ def test_the_adapter_runs_isolated_in_scratch_directories(toy_command, tmp_path,
     assert Path(seen["cwd"]).resolve() == scratch.resolve()
     assert scratch.resolve().parent == (tmp_path / "work").resolve()
     assert Path(seen["home"]).resolve() == (scratch / "home").resolve()
+    assert Path(seen["tmpdir"]).resolve() == (scratch / "tmp").resolve()
     assert seen["protocol_env"] == "1" and seen["unbuffered"] == "1"
     assert seen["xdg_config"] is None and seen["memoir_store"] is None
     assert seen["negotiated"] == 1

@@ -63,6 +63,10 @@ def test_a_well_behaved_oneshot_adapter_passes_in_oneshot_mode(fake_command, fak
         ("ignore_unknown", "unknown-op", "was answered with ok"),
         pytest.param("no_exit_on_eof", "exits-on-eof", "still running 2 s after end of input", marks=pytest.mark.slow),
         ("bad_response", "response-shape", "'result' is a required property"),
+        ("float_id", "echoes-ids", "/id: 7001.0 is not an integer"),
+        ("double_answer", "clean-stdout", "request 7001 was answered a second time instead of request 90210"),
+        ("endless_line", "response-shape", "is longer than 16777216 bytes, the line limit"),
+        ("stop_reading", "answers", "no answer to a describe with id 90210 within 0.5 s"),
     ],
 )
 def test_each_fault_is_named_with_a_fix(fake_command, fake_env, fault, check, phrase):
@@ -170,3 +174,39 @@ def test_the_subcommand_registers_with_argparse(fake_command, fake_env, capsys):
     bad = parser.parse_args(["doctor", "--adapter", fake(fake_command), "--timeout", "0"])
     assert bad.handler(bad) == 2
     assert doctor.register_doctor is doctor.add_doctor_parser
+
+
+def test_processes_left_running_after_exit_are_a_warning(fake_command, fake_env, pid_file, survivors):
+    fake_env(fault="setsid_child")
+    code, output = run_doctor(fake(fake_command))
+    assert code == 0, output
+    assert status_of(output, "exits-on-eof") == "WARN"
+    assert "leaves 3 process(es) it started running" in output
+    assert survivors(pid_file) == []
+
+
+def test_escape_sequences_from_the_adapter_never_reach_the_output(fake_command, fake_env):
+    fake_env(fault="hostile_text,crash")
+    code, output = run_doctor(fake(fake_command))
+    assert code == 1, output
+    assert not any(char in output for char in ("\x1b", "\x07", "\x9b", "\r", "\u202e")), repr(output)
+    assert "fake-adapter\\u001b[2J" in output  # escaped visibly, not dropped
+    assert not any(line.startswith("memoir Full") for line in output.splitlines())
+
+
+def test_doctor_says_whether_the_sandbox_works_here(fake_command, fake_env, monkeypatch):
+    monkeypatch.setattr(doctor, "sandbox_problem", lambda: "bubblewrap (bwrap) is not installed")
+    code, output = run_doctor(fake(fake_command))
+    assert code == 0 and status_of(output, "sandbox") == "SKIP"
+    assert "--sandbox is not available here: bubblewrap (bwrap) is not installed" in output
+    code, output = run_doctor(fake(fake_command), sandbox=True)
+    assert code == 2 and status_of(output, "sandbox") == "FAIL"
+
+
+def test_a_good_adapter_passes_inside_the_sandbox(fake_command, fake_env):
+    problem = doctor.sandbox_problem()
+    if problem:
+        pytest.skip(f"no sandbox here: {problem}")
+    code, output = run_doctor(fake(fake_command), sandbox=True)
+    assert code == 0, output
+    assert status_of(output, "sandbox") == "PASS" and status_of(output, "oneshot") == "PASS"

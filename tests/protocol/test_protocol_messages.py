@@ -139,7 +139,8 @@ def test_fault_is_a_value_that_prints_its_kind_and_detail():
     fault = messages.AdapterFault("timeout", "no answer", "last words")
     assert str(fault) == "adapter fault (timeout): no answer"
     assert fault.to_json() == {"kind": "timeout", "detail": "no answer", "stderr_tail": "last words"}
-    assert set(messages.FAULT_KINDS) == {"timeout", "crashed", "not_json", "wrong_id", "bad_message", "start_failed"}
+    assert set(messages.FAULT_KINDS) == {"timeout", "crashed", "not_json", "too_long", "wrong_id", "repeated_answer",
+                                        "bad_message", "start_failed", "outside_scratch"}
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,12 @@ def commands(text: str) -> list[tuple[str, dict, str]]:
     return [parse(line) for line in text.splitlines() if line.startswith("::")]
 
 
-@given(message=st.text(), title=st.text(), file=st.text(min_size=1))
+# Text without control characters other than CR and LF (those others are made visible: next test).
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cn", "Cs", "Zl", "Zp"),
+                                      whitelist_characters="\r\n%:,="))
+
+
+@given(message=TEXT, title=TEXT, file=TEXT.filter(bool))
 def test_any_text_survives_the_documented_escaping(message, title, file):
     line = workflow_command("error", message, title=title, file=file, line=3, col=9)
     assert "\n" not in line and "\r" not in line
@@ -58,6 +63,12 @@ def test_any_text_survives_the_documented_escaping(message, title, file):
 def test_escapes_are_the_documented_ones():
     line = workflow_command("warning", "100% done\r\nnext: a,b", title="a:b,c%", file="x,y.md")
     assert line == "::warning file=x%2Cy.md,title=a%3Ab%2Cc%25::100%25 done%0D%0Anext: a,b"
+
+
+def test_other_control_characters_cannot_drive_the_log_viewer():
+    line = workflow_command("error", "\x1b[2Jred\x07", title="\x1b]0;title\x07")
+    assert "\x1b" not in line and "\x07" not in line
+    assert parse(line) == ("error", {"title": "\\u001b]0;title\\u0007"}, "\\u001b[2Jred\\u0007")
 
 
 def test_annotations_per_level_are_capped_and_the_rest_counted(capsys):
