@@ -50,9 +50,8 @@ RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes")
 # MAY features of the spec a write step can use (its `feature`), and the spec
 # section that makes each optional.
 FEATURES = {"purge": "5.3.1"}
-# Choices the spec leaves to the implementation (describe `choices`), their
-# values, and what an implementation that declares none is taken to choose.
-CHOICES = {"entry_file_merge": ("newest", "vcs")}
+# What an implementation that declares no `choices` in describe is taken to
+# have chosen where the spec offers a choice (docs/adapter-protocol.md, E11).
 DEFAULT_CHOICES = {"entry_file_merge": "newest"}
 _COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
 _TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -50,7 +50,7 @@ def test_a_real_run_writes_both_reports(tmp_path, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.out + captured.err
     assert "[2/2]" in captured.err
-    assert "Mutation score: 1/1 killed (100%)" in captured.out
+    assert "Mutation score: 1/1 mutants of MUST rules killed (100%)" in captured.out
     data = json.loads(report_json.read_text(encoding="utf-8"))
     (verdict,) = data["mutants"]
     assert verdict["name"] == "26_machines_older_last_seen" and verdict["killed"]
