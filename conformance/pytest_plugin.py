@@ -182,17 +182,17 @@ class MemoirRun:
         try:
             self.implementation = AdapterImplementation(adapter.command, workdir=self.workdir / "adapters",
                                                         oneshot=settings.oneshot, timeout=adapter.timeout)
-            described = self.implementation.describe()
         except StartError as error:
-            described = error
-        if not hasattr(described, "claims"):
-            tail = getattr(described, "stderr_tail", "").strip()
+            self.start_problem = start_failure(f"cannot start the adapter: {error}", adapter.command)
+            return
+        described = self.implementation.describe()
+        if isinstance(described, AdapterFault):
+            tail = described.stderr_tail.strip()
             self.start_problem = start_failure(f"cannot start the adapter: {described}"
                                                + (f"\nstderr:\n{tail}" if tail else ""), adapter.command)
             return
         self.described = described
         self.claim_grade = grade([], _spec(), claimed_level(described.claims, settings.claim))
-        assert not isinstance(described, AdapterFault)
 
     def run(self, vector):
         from conformance.runner.execute import run_vector
