@@ -62,9 +62,12 @@ def main(argv: list[str] | None = None) -> int:
 def _output_closed() -> int:
     """The reader of stdout went away (`memoir-conform run --list | head`): stop
     quietly, with the exit code of a process that SIGPIPE ended."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not fail again
-    os.close(devnull)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not fail again
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (an embedding program's stream)
+        pass
     return EXIT_OUTPUT_CLOSED
 
 

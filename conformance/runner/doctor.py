@@ -191,12 +191,12 @@ class Probe:
             self.failure_stderr = self.stderr
         return reply
 
-    def quiet(self) -> bytes | None:
-        """A line that arrives on stdout within QUIET_GRACE without being asked for."""
+    def quiet(self, grace: float = QUIET_GRACE) -> bytes | None:
+        """A line that arrives on stdout within `grace` seconds without being asked for."""
         if self.process is None:
             return None
         try:
-            return self.process.read_line(QUIET_GRACE)
+            return self.process.read_line(grace)
         except TimeoutError:
             return None
 
