@@ -127,46 +127,62 @@ def anchor(heading: str) -> str:
 
 # --- findings of `validate` ----------------------------------------------------------
 
-_FINDING_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
+_FINDING_LEVELS = {"error": "error", "warning": "warning", "legacy": "notice", "info": "notice"}
 SHOWN_FINDINGS = 200
 
 
-def finding_annotations(findings) -> Annotations:
-    """One annotation per validator finding, at its file, line and column.
+class FindingsTee:
+    """`validate --github`: a validator output that also annotates the findings.
 
-    A finding is anything with `path`, `line`, `column` (0: unknown),
-    `severity` (error, warning, info), `rule`, `message` and `section`.
+    It passes every event on to the output it wraps and keeps, from those
+    with findings (`diagnostics`: objects with `path`, `line`, `column`,
+    `severity`, `rule`, `message`, `section`), a bounded number for the
+    annotations and the job summary; at `close` it writes both. Findings of
+    the legacy category (Appendix A dialects, all readable) are annotated
+    only when the output lists them (`legacy`).
     """
-    found = Annotations()
-    for finding in findings:
-        found.add(_FINDING_LEVELS.get(finding.severity, "notice"), finding.message,
-                  title=f"{finding.rule} (spec {finding.section})", file=finding.path,
-                  line=finding.line or None, col=finding.column or None)
-    return found
 
+    def __init__(self, report, out: TextIO, *, legacy: bool = False):
+        self.report = report
+        self.out = out
+        self.legacy = legacy
+        self.annotations = Annotations("the job summary and the step's output")
+        self.kept: list = []
+        self.left_out = 0
 
-def findings_summary(findings, files_checked: int) -> str:
-    """The job summary of a `validate` run: counts, then the findings in a table."""
-    findings = list(findings)
-    counts = {severity: sum(f.severity == severity for f in findings) for severity in _FINDING_LEVELS}
-    lines = ["## memoir-conform validate", "",
-             f"{files_checked} file{'' if files_checked == 1 else 's'} checked: {counts['error']} errors, "
-             f"{counts['warning']} warnings, {counts['info']} info", ""]
-    if findings:
-        lines += ["| place | severity | rule | spec | message |", "|---|---|---|---|---|"]
-        for finding in findings[:SHOWN_FINDINGS]:
-            place = finding.path + (f":{finding.line}:{finding.column}" if finding.line else "")
-            lines.append(f"| {code(place)} | {finding.severity} | {code(finding.rule)} | {cell(finding.section)} "
-                         f"| {cell(finding.message)} |")
-        if len(findings) > SHOWN_FINDINGS:
-            lines.append(f"\n... and {len(findings) - SHOWN_FINDINGS} more findings (see the step's output)")
-    return "\n".join(lines) + "\n"
+    def __getattr__(self, name: str):
+        return getattr(self.report, name)
 
+    def feed(self, event) -> None:
+        self.report.feed(event)
+        for finding in getattr(event, "diagnostics", ()):
+            if finding.severity == "legacy" and not self.legacy:
+                continue
+            self.annotations.add(_FINDING_LEVELS.get(finding.severity, "notice"), finding.message,
+                                 title=f"{finding.rule} (spec {finding.section})", file=finding.path,
+                                 line=finding.line or None, col=finding.column or None)
+            if len(self.kept) < SHOWN_FINDINGS:
+                self.kept.append(finding)
+            else:
+                self.left_out += 1
 
-def emit_findings(findings, files_checked: int, out: TextIO) -> None:
-    """`validate --github`: the annotations to `out`, the summary to $GITHUB_STEP_SUMMARY."""
-    findings = list(findings)
-    finding_annotations(findings).write(out)
-    problem = write_step_summary(findings_summary(findings, files_checked))
-    if problem:
-        print(f"memoir-conform validate: note: {problem}", file=sys.stderr)
+    def close(self) -> int:
+        code = self.report.close()
+        self.annotations.write(self.out)
+        problem = write_step_summary(self.summary())
+        if problem:
+            print(f"memoir-conform validate: note: {problem}", file=sys.stderr)
+        return code
+
+    def summary(self) -> str:
+        """The job summary: the output's summary line, then the findings in a table."""
+        lines = ["## memoir-conform validate", "", self.report.summary_line(), ""]
+        if self.kept:
+            lines += ["| place | severity | rule | spec | message |", "|---|---|---|---|---|"]
+            for finding in self.kept:
+                place = finding.path + (f":{finding.line}:{finding.column}" if finding.line else "")
+                lines.append(f"| {code(place)} | {finding.severity} | {code(finding.rule)} | {cell(finding.section)} "
+                             f"| {cell(finding.message)} |")
+        if self.left_out:
+            lines.append(f"\n... and {self.left_out} more findings (see the step's output)")
+        return "\n".join(lines) + "\n"

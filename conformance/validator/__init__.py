@@ -1,11 +1,14 @@
-"""The validator: checks stores and files against the spec and reports diagnostics.
+"""The validator: checks stores and files against their format's spec and reports findings.
 
-- `diagnostics`: the `Rule` and `Diagnostic` values every check produces
-- `rules`: the catalogue of memoir rules, and the registry of format modules
-- `memoir`: the memoir kind (finding files, per-file checks, store checks)
-  built from `sources`, `memoir_entry`, `memoir_session`, `memoir_store`,
-  `yaml_hazards`, `secrets`, `positions`, `jsonpos`
-- `memory_diff`, `reme_vault`: the sibling formats, plugged in by kind
-- `output`: human, JSON, SARIF and JUnit renderers shared by all formats
+One package per format, over a small shared core:
+
+- `core`: rules, findings and the events a checker streams (`findings`),
+  line and column from one index per text (`positions`), the human, JSON,
+  SARIF and JUnit renderers (`output`), and the safe YAML reader the sibling
+  formats share (`safe_yaml`)
+- `memoir`: memoir stores, entry files and session files
+- `memory_diff`: memory diff documents
+- `reme_vault`: REME vaults
+- `rules`: which formats there are, and every rule of each
 - `command`: the `validate` and `rules` subcommands
 """

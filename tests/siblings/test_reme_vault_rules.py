@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.validator import reme_vault
-from conformance.validator._reme_layout import scan_vault
-from conformance.validator._reme_links import Resolver, materials_section, wikilinks
+from conformance.validator.reme_vault.layout import scan_vault
+from conformance.validator.reme_vault.links import Resolver, materials_section, wikilinks
 
 AXES = "lifecycle: evolving\nscope: class\nsource: curated\nrole: concept\n"
 EVENT_AXES = "lifecycle: streaming\nscope: instance\nsource: curated\nrole: observation\n"
@@ -228,3 +228,11 @@ def test_a_name_shared_across_events_resolves_to_the_file_beside_the_link(tmp_pa
                      "events/2026-07-02/b/b.md": event(body=index), "events/2026-07-02/b/transcript.txt": "y",
                      "topics/T/T.md": topic(body="[[transcript.txt]]\n")})
     assert findings(tmp_path) == [("topics/T/T.md", "REME-E-WIKILINK-AMBIGUOUS")]
+
+
+def test_memories_sharing_a_stem_make_a_link_ambiguous_even_beside_one_of_them(tmp_path):
+    """The protocol resolves [[X]] only to a unique same-stem file; being beside one of two topics settles nothing."""
+    write(tmp_path, {"topics/Y/Y.md": topic(body="[[X]]\n"), "topics/Y/X.md": topic(), "topics/Z/X.md": topic(),
+                     "topics/Z/Z.md": topic()})
+    assert sorted(findings(tmp_path)) == [("topics/Y/Y.md", "REME-E-WIKILINK-AMBIGUOUS"),
+                                          ("topics/Z/X.md", "REME-W-STEM-AMBIGUOUS")]

@@ -7,8 +7,6 @@ code all included) to keep the suite fast.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -20,8 +18,7 @@ import pytest
 
 from sibling_helpers import MEMORY_DIFF_FIXTURES, REME_FIXTURES, manifest, materialise_vault
 
-command = pytest.importorskip("conformance.validator.command", reason="the validate command is not built yet")
-from conformance.cli import main  # noqa: E402
+from conformance.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 CLEAN_DIFF = str(MEMORY_DIFF_FIXTURES / "spec.format-example.yaml")
@@ -52,9 +49,17 @@ def test_python_m_conformance_json_reports_a_failing_diff_with_exit_1():
     assert finding["section"] == "memory-diff: Operations"
 
 
-def test_python_m_conformance_format_alias_passes_a_clean_diff_with_exit_0():
-    result = python_m_conformance("validate", "--format", "memory-diff", CLEAN_DIFF)
+def test_python_m_conformance_passes_a_clean_diff_with_exit_0():
+    result = python_m_conformance("validate", "--kind", "memory-diff", CLEAN_DIFF)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("kind", ["memory-diff", "reme-vault"])
+def test_format_no_longer_names_an_input_kind(capsys, kind):
+    """--kind says what the input is, --format how to print: the old aliases are a usage error that says so."""
+    code = main(["validate", "--format", kind, CLEAN_DIFF])
+    assert code == 2
+    assert f"use --kind {kind}" in capsys.readouterr().err
 
 
 def test_sarif_carries_the_sibling_rules_and_results(capsys):
@@ -76,8 +81,8 @@ def test_junit_fails_the_failing_diff_only(capsys):
 
 @pytest.mark.parametrize(
     ("argv", "code"),
-    [(("--format", "reme-vault", CLEAN_VAULT), 0), (("--format", "reme-vault", FAILING_VAULT), 1),
-     (("--format", "reme-vault", WARNING_VAULT), 0), (("--format", "reme-vault", "--strict", WARNING_VAULT), 1),
+    [(("--kind", "reme-vault", CLEAN_VAULT), 0), (("--kind", "reme-vault", FAILING_VAULT), 1),
+     (("--kind", "reme-vault", WARNING_VAULT), 0), (("--kind", "reme-vault", "--strict", WARNING_VAULT), 1),
      (("--kind", "reme-vault", "--format", "json", FAILING_VAULT), 1)],
 )
 def test_reme_vault_exit_codes(capsys, argv, code):
@@ -100,14 +105,6 @@ def test_the_rules_listing_includes_both_catalogues(capsys):
         assert listed.get(rule.id) == rule.format
 
 
-def _validate_accepts_since() -> bool:
-    help_text = io.StringIO()
-    with contextlib.redirect_stdout(help_text):
-        main(["validate", "--help"])
-    return "--since" in help_text.getvalue()
-
-
-@pytest.mark.skipif(not _validate_accepts_since(), reason="validate has no --since option yet (the memoir command owns it)")
 def test_since_reaches_the_status_state_machine(capsys, tmp_path):
     entry = next(e for e in manifest(REME_FIXTURES)["fixtures"] if e["vault"] == "REME-E-STATUS-SKIP.fail/new")
     vault, since = materialise_vault(entry, tmp_path)

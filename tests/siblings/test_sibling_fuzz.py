@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.validator import memory_diff, reme_vault
-from conformance.validator.diagnostics import Diagnostic
+from conformance.validator.core.findings import Diagnostic
 
 # Keys the checks look at, so that generated documents reach them.
 KEYS = st.sampled_from([

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conformance.validator._diff_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
+from conformance.validator.core.safe_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
 
 BILLION_LAUGHS = "\n".join(
     ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]

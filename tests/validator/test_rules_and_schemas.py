@@ -10,20 +10,28 @@ from jsonschema import Draft202012Validator
 
 from conformance.model.frontmatter import parse_entry_text
 from conformance.resources import load_schema
-from conformance.validator import rules
-from conformance.validator.memoir_entry import schema_errors
+from conformance.validator.core.findings import SEVERITY_LETTER
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.entry import schema_errors
 
 SPEC = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "memoir-format-v0.1.2.md"
 
 
 def test_rule_ids_are_unique_and_say_their_severity():
     ids = [rule.id for rule in rules.RULES]
-    assert len(ids) == len(set(ids))
-    letters = {"error": "E", "warning": "W", "info": "I"}
+    former = [name for rule in rules.RULES for name in rule.former_ids]
+    assert len(ids + former) == len(set(ids + former))  # an id, once used, is never given to another rule
     for rule in rules.RULES:
-        assert re.fullmatch(r"MEMOIR-[EWI]-[A-Z0-9]+(?:-[A-Z0-9]+)*", rule.id), rule.id
-        assert rule.id.split("-")[1] == letters[rule.severity], rule.id
+        assert re.fullmatch(r"MEMOIR-[EWLI]-[A-Z0-9]+(?:-[A-Z0-9]+)*", rule.id), rule.id
+        assert rule.id.split("-")[1] == SEVERITY_LETTER[rule.severity], rule.id
         assert rule.summary.endswith(".") and "\n" not in rule.summary
+        assert all(name.split("-")[1] != rule.id.split("-")[1] for name in rule.former_ids), rule.id
+
+
+def test_the_legacy_category_is_appendix_a_and_nothing_else():
+    legacy = {rule.id for rule in rules.RULES if rule.severity == "legacy"}
+    assert legacy == {rules.NO_FRONTMATTER.id, rules.LEGACY_METADATA.id, rules.LEGACY_ORIGIN.id, rules.LEGACY_TYPE.id,
+                      rules.LEGACY_DOSSIER.id, rules.LEGACY_HOW_TO_APPLY.id}
 
 
 @pytest.mark.skipif(not SPEC.is_file(), reason="shared/spec is not beside the repository")
@@ -90,7 +98,7 @@ def test_memoised_schema_verdict_equals_the_schema_verdict(fields):
 
 
 def test_docs_list_every_memoir_rule_as_the_catalogue_says():
-    from conformance.validator.output import render_rules
+    from conformance.validator.core.output import render_rules
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "validator.md").read_text(encoding="utf-8")
     table = render_rules([rule for rule in rules.RULES], "markdown")

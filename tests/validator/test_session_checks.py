@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.model.identity import text_hash
-from conformance.validator import rules
-from conformance.validator.memoir_session import check_session
+from conformance.validator.memoir import rules
+from conformance.validator.memoir.session import check_session
 
 T = "2026-06-01T10:00:00.000Z"
 

@@ -11,10 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.validator import memoir, rules
-from conformance.validator.sources import MAX_BYTES, Source
+from conformance.validator import memoir
+from conformance.validator.core.findings import FileChecked
+from conformance.validator.memoir import pipeline, rules
+from conformance.validator.memoir.pipeline import check_file
+from conformance.validator.memoir.sources import MAX_BYTES
 
-ENTRY = "---\ntype: {type}\nname: {name}\ndescription: d\n{extra}---\n{body}\n"
+ENTRY = "---\ntype: {type}\nname: {name}\ndescription: d\ncreated: 2026-05-01\n{extra}---\n{body}\n"
 
 
 def write_entry(store: Path, link: str, type: str = "fact", name: str | None = None, body: str = "text",
@@ -46,7 +49,7 @@ def test_clean_store(tmp_path):
 def test_unresolved_link_is_info(tmp_path):
     write_entry(tmp_path, "fact_a", body="see [[nowhere]]")
     [found] = by_rule(run(tmp_path), rules.LINK_UNRESOLVED)
-    assert (found.severity, found.line, found.column) == ("info", 6, 5)
+    assert (found.severity, found.line, found.column) == ("info", 7, 5)
 
 
 def test_link_matching_a_name_says_which_file_it_probably_means(tmp_path):
@@ -54,7 +57,7 @@ def test_link_matching_a_name_says_which_file_it_probably_means(tmp_path):
     write_entry(tmp_path, "fact_a", body="see [[factor-command-semantics]]")
     write_entry(tmp_path, "project_factor_command_semantics", type="project", name="factor-command-semantics")
     [found] = by_rule(run(tmp_path), rules.LINK_BY_NAME)
-    assert "name:" in found.message and "[[project_factor_command_semantics]]" in found.message
+    assert "the name: of" in found.message and "[[project_factor_command_semantics]]" in found.message
     assert found.path.endswith("fact_a.md")
 
 
@@ -81,6 +84,7 @@ def test_link_names_slug_prefix_and_collision(tmp_path):
     prefixes = {Path(d.path).name: d.message for d in by_rule(report, rules.LINK_NAME_PREFIX)}
     assert set(prefixes) == {"project_x.md", "orphan.md"}
     assert "disagrees" in prefixes["project_x.md"] and "'decision_'" in prefixes["orphan.md"]
+    assert "rename" in prefixes["orphan.md"] and "rename" in collisions[0].message
 
 
 def test_store_layout_session_other_files_and_index(tmp_path):
@@ -95,6 +99,8 @@ def test_store_layout_session_other_files_and_index(tmp_path):
         ("MEMORY.md", rules.INDEX_FILE.id), ("notes.txt", rules.OTHER_FILE.id), ("sub", rules.OTHER_FILE.id),
         ("session.json", rules.SESSION_JSON.id),
     }
+    # What is not read (a folder, a file that is no entry) is not counted as checked.
+    assert [Path(path).name for path in report.files] == ["session.json", "MEMORY.md", "fact_a.md"]
 
 
 def test_a_memory_directory_without_store_layout(tmp_path):
@@ -108,6 +114,7 @@ def test_loose_files_resolve_links_against_their_directory(tmp_path):
     path = write_entry(tmp_path, "fact_a", body="[[fact_b]] [[fact_c]]")
     report = run(path)
     assert [d.message.split()[0] for d in report.diagnostics] == ["[[fact_c]]"]
+    assert report.files == (str(path),)
 
 
 def test_symlinks_out_of_the_store_are_not_followed(tmp_path):
@@ -150,6 +157,7 @@ def test_not_utf8_binary_and_huge_files(tmp_path):
     assert binary.path.endswith("fact_binary.md")
     [huge] = by_rule(report, rules.TOO_LARGE)
     assert huge.path.endswith("fact_huge.md") and str(MAX_BYTES) in huge.message
+    assert not by_rule(report, rules.TOO_LARGE_TO_CHECK)
 
 
 def test_secrets_are_reported_without_the_value(tmp_path):
@@ -160,11 +168,12 @@ def test_secrets_are_reported_without_the_value(tmp_path):
     write_entry(tmp_path, "fact_a", body=f"aws {key_id}\n\n  {token}\n{private}\nxxx")
     report = run(tmp_path)
     found = by_rule(report, rules.SECRET)
-    assert [(d.line, d.column) for d in found] == [(6, 5), (8, 3), (9, 1)]
+    assert [(d.line, d.column) for d in found] == [(7, 5), (9, 3), (10, 1)]
     assert all(key_id not in d.message and token not in d.message for d in report.diagnostics)
     assert {d.message.split(" (")[0] for d in found} == {
         "something shaped like a AWS access key id", "something shaped like a GitHub token",
         "something shaped like a private key"}
+    assert all("rotate" in d.message for d in found)
 
 
 def test_validator_never_writes(tmp_path):
@@ -185,7 +194,7 @@ def test_output_is_the_same_whatever_the_parallelism(tmp_path, monkeypatch):
     for index in range(40):
         write_entry(tmp_path, f"fact_{index:02d}", body=f"[[fact_{index + 1:02d}]] [[x{index % 3}]]",
                     extra="tags: [a]\n" if index % 7 == 0 else "")
-    monkeypatch.setattr(memoir, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(pipeline, "PARALLEL_THRESHOLD", 1)
     serial = run(tmp_path, jobs=1)
     parallel = run(tmp_path, jobs=2)
     assert serial == parallel
@@ -197,7 +206,7 @@ def test_output_is_the_same_whatever_the_parallelism(tmp_path, monkeypatch):
 def test_arbitrary_bytes_as_entry_files_give_diagnostics(tmp_path, content):
     path = tmp_path / "fact_fuzz.md"
     path.write_bytes(content)
-    found, _summary = memoir.check_source(Source(str(path), "fact_fuzz.md", "entry"))
+    found, _summary = check_file(str(path), "fact_fuzz.md", "entry")
     assert rules.CHECK_FAILED.id not in {d.rule for d in found}
 
 
@@ -206,7 +215,7 @@ def test_arbitrary_bytes_as_entry_files_give_diagnostics(tmp_path, content):
 def test_arbitrary_bytes_as_session_files_give_diagnostics(tmp_path, content):
     path = tmp_path / "session.json"
     path.write_bytes(content)
-    found, _summary = memoir.check_source(Source(str(path), "session.json", "session"))
+    found, _summary = check_file(str(path), "session.json", "session")
     assert rules.CHECK_FAILED.id not in {d.rule for d in found}
     if content.strip() == b"":
         assert [d.rule for d in found] == [rules.SESSION_JSON.id]
@@ -217,3 +226,17 @@ def test_a_pipe_in_the_store_is_never_opened(tmp_path):
     os.mkfifo(tmp_path / "memory" / "fact_pipe.md")
     [found] = by_rule(run(tmp_path), rules.UNREADABLE)
     assert found.path.endswith("fact_pipe.md") and "regular file" in found.message
+
+
+def test_findings_stream_out_before_the_store_has_been_read(tmp_path, monkeypatch):
+    """Each file's findings come out as it is checked: nothing waits for the whole store (issue 15)."""
+    for index in range(50):
+        write_entry(tmp_path, f"fact_{index:02d}", extra="tags: [a]\n")
+    checked = []
+    original = pipeline.check_file
+    monkeypatch.setattr(pipeline, "check_file", lambda *item: checked.append(item[1]) or original(*item))
+    stream = pipeline.events(memoir.plan([str(tmp_path)]))
+    first_file = next(event for event in stream if isinstance(event, FileChecked))
+    assert first_file.path.endswith("fact_00.md") and first_file.diagnostics
+    assert len(checked) == 1
+    stream.close()

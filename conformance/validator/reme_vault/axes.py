@@ -9,9 +9,9 @@ only checked when it declares an axis.
 
 from __future__ import annotations
 
-from conformance.validator import _reme_rules as rules
-from conformance.validator._reme_layout import EVENT, EXPECTED_LIFECYCLE, MATERIAL, TOPIC, Vault, VaultFile
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.reme_vault import rules
+from conformance.validator.reme_vault.layout import EVENT, EXPECTED_LIFECYCLE, MATERIAL, TOPIC, Vault, VaultFile
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 AXES: dict[str, tuple[str, ...]] = {
     "lifecycle": ("streaming", "evolving", "frozen"),

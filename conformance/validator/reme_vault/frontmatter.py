@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from conformance.validator._diff_yaml import LoadedYaml, YamlProblem, load_yaml
+from conformance.validator.core.safe_yaml import LoadedYaml, YamlProblem, load_yaml
 
 _OPENING = "---"
 _CLOSINGS = ("---", "...")

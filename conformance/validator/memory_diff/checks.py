@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from conformance.validator import _diff_rules as rules
-from conformance.validator._diff_schema import describe
-from conformance.validator._diff_yaml import LoadedYaml
-from conformance.validator.diagnostics import Diagnostic, Rule, diagnostic
+from conformance.validator.memory_diff import rules
+from conformance.validator.memory_diff.schema import describe
+from conformance.validator.core.safe_yaml import LoadedYaml
+from conformance.validator.core.findings import Diagnostic, Rule, diagnostic
 
 # Source events: the state each trigger kind must have reached before it proves a claim.
 PROOF_STATES: dict[str, tuple[str, frozenset[str]]] = {
@@ -299,37 +299,76 @@ def _conflict_resolutions(diff: _Diff) -> list[Diagnostic]:
 
 # -- application ----------------------------------------------------------------
 
+# "Applying a diff should record the reviewer, time, accepted change IDs, and
+# resulting memory item IDs": the spec names no fields, so each is read under
+# the suggested name first, then under other spellings seen in the wild.
+APPLICATION_FIELDS = {
+    "accepted_change_ids": ("accepted_changes", "accepted_change_id", "accepted_ids", "accepted"),
+    "resulting_item_ids": ("resulting_items", "resulting_memory_item_ids", "resulting_memory_ids",
+                           "resulting_item_id", "resulting_ids"),
+    "reviewed_by": ("reviewer",),
+}
+
+
+def _application_field(application: dict, name: str) -> tuple[str, object]:
+    """(the key the field was found under, its value); the suggested key when absent."""
+    if name in application:
+        return name, application[name]
+    for spelling in APPLICATION_FIELDS[name]:
+        if spelling in application:
+            return spelling, application[spelling]
+    return name, None
+
+
+def _ids(value: object) -> list[tuple[int, str]]:
+    """The ids of a list of ids, or of mappings with an `id`."""
+    ids = []
+    for position, item in enumerate(value if isinstance(value, list) else []):
+        if isinstance(item, dict):
+            item = item.get("id")
+        if isinstance(item, str):
+            ids.append((position, item))
+    return ids
+
+
 def _application_record(diff: _Diff) -> list[Diagnostic]:
     application = diff.doc.get("application")
-    if not isinstance(application, dict) or _word(application.get("status")) != "applied":
+    if not isinstance(application, dict):
         return []
     findings = []
+    fields = {name: _application_field(application, name) for name in APPLICATION_FIELDS}
+    for name, (key, _value) in fields.items():
+        if key != name:
+            findings.append(diff.finding(rules.APPLICATION_FIELD_NAME, ("application", key),
+                                         f"application.{key} is read as {name}, the name this kit suggests (the spec "
+                                         f"fixes none); rename it to {name} so that every reader finds it"))
+    if _word(application.get("status")) != "applied":
+        return findings
     missing = []
-    if not _filled(application.get("reviewed_by")) and not _filled(diff.review().get("reviewed_by")):
+    reviewer = fields["reviewed_by"][1]
+    if not _filled(reviewer) and not _filled(diff.review().get("reviewed_by")):
         missing.append("the reviewer (application.reviewed_by or review.reviewed_by)")
     if not _filled(application.get("applied_at")):
         missing.append("the time (applied_at)")
     for name, what in (("accepted_change_ids", "the accepted change ids"), ("resulting_item_ids", "the resulting memory item ids")):
-        if not isinstance(application.get(name), list):
+        if not isinstance(fields[name][1], list):
             missing.append(f"{what} ({name})")
     if missing:
         findings.append(diff.finding(rules.APPLICATION_RECORD, ("application", "status"),
-                                     "the diff is applied but its application record lacks " + "; ".join(missing)))
-    accepted = application.get("accepted_change_ids")
-    if isinstance(accepted, list):
-        known = diff.change_ids()
-        decisions = diff.decisions()
-        for position, change_id in enumerate(accepted):
-            location = ("application", "accepted_change_ids", position)
-            if not isinstance(change_id, str):
-                continue
-            if change_id not in known:
-                findings.append(diff.finding(rules.APPLICATION_RECORD, location,
-                                             f"accepted change {change_id!r} is not a change of this diff"))
-            elif decisions and decisions.get(change_id) != "accepted":
-                findings.append(diff.finding(rules.APPLICATION_RECORD, location,
-                                             f"change {change_id!r} was applied but its review decision is "
-                                             f"{decisions.get(change_id, 'missing')!r}, not 'accepted'"))
+                                     "the diff is applied but its application record lacks " + "; ".join(missing)
+                                     + ": add them"))
+    key, accepted = fields["accepted_change_ids"]
+    known = diff.change_ids()
+    decisions = diff.decisions()
+    for position, change_id in _ids(accepted):
+        location = ("application", key, position)
+        if change_id not in known:
+            findings.append(diff.finding(rules.APPLICATION_RECORD, location,
+                                         f"accepted change {change_id!r} is not a change of this diff; correct the id"))
+        elif decisions and decisions.get(change_id) != "accepted":
+            findings.append(diff.finding(rules.APPLICATION_RECORD, location,
+                                         f"change {change_id!r} was applied but its review decision is "
+                                         f"{decisions.get(change_id, 'missing')!r}, not 'accepted'; review it first"))
     return findings
 
 

@@ -6,8 +6,11 @@ list of "Vault layout". Resolution follows the protocol:
 - stem form ``[[X]]``: the folder topic ``topics/X/X.md`` if it exists, else
   the one file whose stem is X (``[[X.md]]`` is the same; a name with another
   extension, like ``[[chart.png]]``, matches by file name); when several
-  match and exactly one sits beside the linking file, that one (our
-  interpretation: materials of different events share names);
+  materials match and exactly one sits beside the linking file, that one
+  (our interpretation: the materials of different events share names, and an
+  event index names its own). Memories sharing a stem are never settled so:
+  the protocol resolves a stem only to a unique file, so such a link is
+  ambiguous wherever it is;
 - path form ``[[topics/X/X]]`` or ``[[topics/X/X.md]]``: anchored at the vault
   root, never outside it.
 
@@ -23,9 +26,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from conformance.validator import _reme_rules as rules
-from conformance.validator._reme_layout import MATERIAL, MEMORY_KINDS, Vault, VaultFile
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.reme_vault import rules
+from conformance.validator.reme_vault.layout import MATERIAL, MEMORY_KINDS, Vault, VaultFile
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -48,6 +51,7 @@ class Resolver:
 
     def __init__(self, vault: Vault):
         self.files = set(vault.files)
+        self.materials = {relpath for relpath, file in vault.files.items() if file.kind == MATERIAL}
         self.by_stem: dict[str, list[str]] = defaultdict(list)
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for relpath, file in sorted(vault.files.items()):
@@ -58,9 +62,9 @@ class Resolver:
     def resolve(self, target: str, linking_from: str | None = None) -> list[str]:
         """Every file `target` could mean: one is resolved, none dangling, more ambiguous.
 
-        `linking_from` is the vault path of the file holding the link: a stem
-        that names a file beside it means that file (so an event index can
-        link its own `[[transcript.txt]]` although every event has one).
+        `linking_from` is the vault path of the file holding the link: a name
+        shared by materials only means the one beside it (so an event index
+        can link its own `[[transcript.txt]]` although every event has one).
         """
         if "/" in target:
             anchored = posixpath.normpath(target.lstrip("/"))
@@ -75,7 +79,7 @@ class Resolver:
         if folder_topic in self.files:
             return [folder_topic]
         candidates = list(self.by_stem.get(stem) or self.by_name.get(target) or [])
-        if linking_from is not None and len(candidates) > 1:
+        if linking_from is not None and len(candidates) > 1 and self.materials.issuperset(candidates):
             beside = [path for path in candidates if posixpath.dirname(path) == posixpath.dirname(linking_from)]
             if len(beside) == 1:
                 return beside

@@ -1,15 +1,11 @@
-"""Validate memory diff documents (memory-diff-format v0.1).
+"""Checking memory diff files: reading, structure and cross-field rules, per file.
 
 A memory diff is a YAML document proposing changes to durable memory because
-of one source event. This module is the validator's plug-in for the format:
-`RULES` is its rule catalogue and `validate_paths` checks files (or every
-``*.yaml``/``*.yml`` file under a directory) and returns diagnostics. It never
-raises on bad input: a file that cannot be read or parsed is a diagnostic.
-
-Reading is in `_diff_yaml` (safe YAML, aliases refused), structure in
-`_diff_schema` (schema/memory-diff.schema.json), cross-field rules in
-`_diff_checks`. docs/sibling-formats.md documents every rule and
-interpretation.
+of one source event. A file is read as UTF-8 within a size limit, parsed by
+the safe reader (`core.safe_yaml`: anchors and aliases refused), checked
+against schema/memory-diff.schema.json (`schema`) and by the rules no schema
+can state (`checks`). Nothing here raises on bad input: a file that cannot be
+read or parsed is a finding.
 """
 
 from __future__ import annotations
@@ -17,21 +13,32 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conformance.validator import _diff_rules as rules
-from conformance.validator._diff_checks import check_semantics
-from conformance.validator._diff_schema import check_schema
-from conformance.validator._diff_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.core.findings import Diagnostic, FileChecked, NothingToCheck, diagnostic, in_order
+from conformance.validator.core.safe_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
+from conformance.validator.memory_diff import rules
+from conformance.validator.memory_diff.checks import check_semantics
+from conformance.validator.memory_diff.schema import check_schema
 
-FORMAT = rules.FORMAT
-RULES = rules.RULES
 DEFAULT_MAX_BYTES = 1024 * 1024
 SUFFIXES = (".yaml", ".yml")
 
 
-def detect(path: str) -> bool:
-    """Whether `path` looks like a memory diff, for ``validate --kind auto``."""
-    return os.path.isfile(path) and path.endswith(SUFFIXES)
+def plan(paths: list[str], **_options) -> list[str]:
+    """The files to check: each file named, and the ``*.yaml``/``*.yml`` files
+    under each directory (raises NothingToCheck for a directory without any)."""
+    files = []
+    for given in paths:
+        found = _expand(str(given))
+        if not found:
+            raise NothingToCheck(f"no memory diff (a *.yaml or *.yml file) under {given}")
+        files.extend(found)
+    return files
+
+
+def events(plan: list[str], jobs: int = 1, max_bytes: int = DEFAULT_MAX_BYTES, **_options):
+    """One event per file, in the order of `plan`."""
+    for path in plan:
+        yield FileChecked(path, in_order(validate_file(path, max_bytes=max_bytes)))
 
 
 def validate_paths(paths: list[str], *, max_bytes: int = DEFAULT_MAX_BYTES, **_options) -> list[Diagnostic]:

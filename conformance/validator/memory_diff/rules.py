@@ -6,7 +6,7 @@ permanent: a rule may be reworded, never repurposed.
 
 from __future__ import annotations
 
-from conformance.validator.diagnostics import Rule
+from conformance.validator.core.findings import Rule
 
 FORMAT = "memory-diff"
 
@@ -59,6 +59,10 @@ CONFLICT_RESOLUTION = _rule("MDIFF-E-CONFLICT-RESOLUTION", "error", _VALIDATION,
                             "A change that resolves a conflict cites evidence or records a review.")
 APPLICATION_RECORD = _rule("MDIFF-E-APPLICATION-RECORD", "error", _VALIDATION,
                            "An applied diff records the reviewer, the time, the accepted change ids and the resulting memory item ids.")
+APPLICATION_FIELD_NAME = _rule("MDIFF-W-APPLICATION-FIELD-NAME", "warning", _REVIEW,
+                               "The application record names its lists accepted_change_ids and resulting_item_ids and "
+                               "its reviewer reviewed_by: the spec fixes no names, so other spellings are read, with "
+                               "a warning naming these.")
 GENERATED_SUMMARY = _rule("MDIFF-E-GENERATED-SUMMARY", "error", _VALIDATION,
                           "A generated summary is never the primary source or trigger, and is cited only together with the underlying source.")
 
@@ -67,5 +71,5 @@ RULES: list[Rule] = [
     NO_TRIGGER, NO_PRIMARY_SOURCE, WEAK_TRIGGER, TRIGGER_KIND_UNKNOWN,
     INCOMPLETE_ITEM, NO_TARGET, CHANGE_FIELDS, UPDATE_DELETE, UNKNOWN_OPERATION, DUPLICATE_CHANGE_ID,
     REVIEW_DECISION, VISIBILITY_BROADER, VISIBILITY_LEVEL, CONFLICT_RESOLUTION,
-    APPLICATION_RECORD, GENERATED_SUMMARY,
+    APPLICATION_RECORD, APPLICATION_FIELD_NAME, GENERATED_SUMMARY,
 ]

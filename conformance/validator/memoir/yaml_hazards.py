@@ -7,6 +7,13 @@ unquoted date becomes a date object, ``: `` inside a plain value or a
 leading backtick makes the whole document unparseable. This module says so,
 value by value, so that a writer can quote what needs quoting.
 
+A different type matters where it changes what a reader gets: in a field the
+spec makes text (`TEXT_FIELDS`), or where the value does not read back as
+written (``1.10`` becomes 1.1, ``yes`` a boolean, ``0x1F`` 31). A date or
+timestamp outside the text fields is the same day or instant either way
+(``metadata.modified: 2026-07-28T12:09:45.729Z``, written by tools), so it is
+not reported.
+
 The value-level readings come from the YAML 1.2 core schema (and YAML 1.1's
 yes/no booleans, which PyYAML still applies). An unquoted value that no
 YAML engine accepts (``: `` inside it, a leading backtick or ``@``) is
@@ -19,10 +26,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from conformance.model.frontmatter import ParsedEntry
 
 MAX_YAML_CHARS = 64 * 1024  # frontmatters beyond this are not handed to the engine
+MAX_VALUES = 10_000  # values past this many (a hostile frontmatter) are not examined
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$")
 _TIMESTAMP = re.compile(
@@ -41,6 +50,14 @@ _LINE_READS = {"true": True, "false": False, "null": None, "~": None}
 _QUOTE_OR_INDICATOR = set("\"'&*!|>[{")
 _REJECT_START = set("`@%")
 _SUBSET_CODES_YAML_REJECTS = {"bad-line", "quoted-trailing-text", "unterminated-quote", "tab-indent", "bad-escape"}
+# The fields the spec makes text (3.2, 3.3, Appendix A), by key path; a YAML
+# reader that gets a date or a number there gets something else than the writer meant.
+TEXT_FIELDS = frozenset({
+    "type", "name", "description", "project", "source", "scope", "why", "rejected", "superseded_by", "trigger",
+    "how_to_apply", "machine_id", "tags[]", "aliases[]", "origin.tool", "origin.session_id", "origin.machine_id",
+    "metadata.type", "originSessionId", "metadata.originSessionId",
+})
+_DATE_READINGS = ("a date", "a timestamp")
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,21 @@ def yaml_type(plain: str) -> str | None:
 _LINE_INTEGER = re.compile(r"-?[0-9]+")
 
 
+def _reads_back_as_written(plain: str, reading: str) -> bool:
+    """Whether the value a YAML engine makes of `plain` is written the same
+    way again (dates and timestamps: the same day or instant)."""
+    if reading in _DATE_READINGS:
+        return True
+    try:
+        if reading == "an integer":
+            return str(int(plain, 0)) == plain
+        if reading == "a number":
+            return repr(float(plain)) == plain
+    except ValueError:
+        return False
+    return False  # a boolean or null written otherwise than this reader reads it
+
+
 def _line_based_reads_text(plain: str) -> bool:
     if plain in _LINE_READS:
         return False
@@ -95,9 +127,9 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
     """Every place where a YAML engine reads this frontmatter differently."""
     if not parsed.has_frontmatter:
         return []
-    hazards: list[Hazard] = []
+    readings: list[tuple[str, int, int, str, str]] = []  # (kind, line, column, key, what YAML readers make of it)
     rejected: Hazard | None = None
-    for key, line, column, value in parsed.places:
+    for key, line, column, value in islice(parsed.places, MAX_VALUES):
         if not value or value[0] in _QUOTE_OR_INDICATOR:
             continue
         if value[0] not in _SUSPICIOUS_STARTS and "#" not in value and ": " not in value and value[-1] != ":":
@@ -108,31 +140,35 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
         if comment >= 0:
             kept = value[:comment].rstrip(" \t")
             kept_type = yaml_type(kept) if kept else "null"
-            reading = f"only {kept!r}" + (f", as {kept_type}" if kept_type else "") if kept else "nothing (null)"
-            hazards.append(Hazard(
-                "comment", line, column + comment,
-                f"{key}: a YAML engine reads {_preview(value[comment:].lstrip())!r} as a comment and keeps "
-                f"{reading}; this reader keeps the whole text. Quote the value",
-            ))
+            reading = f"only {kept!r}" + (f" (as {kept_type})" if kept_type else "") if kept else "nothing (null)"
+            readings.append(("comment", line, column + comment, key,
+                             f"{_preview(value[comment:].lstrip())!r} for a comment and keep {reading}, losing the "
+                             "rest; quote the value"))
             continue
         found = yaml_type(value)
-        is_date = found in ("a date", "a timestamp")
-        if found and _line_based_reads_text(value) and not (is_date and key in date_fields):
-            hazards.append(Hazard(
-                "retyped", line, column,
-                f"{key}: a YAML engine reads {_preview(value)!r} as {found}; this reader reads it as text. "
-                "Quote it to keep it text",
-            ))
+        if not found or not _line_based_reads_text(value):
+            continue
+        if key in date_fields and found in _DATE_READINGS:
+            continue
+        if key in TEXT_FIELDS or not _reads_back_as_written(value, found):
+            readings.append(("retyped", line, column, key,
+                             f"{_preview(value)!r} as {found}, not as the text written; quote it"))
     if rejected is None and not _refers_to_anchors(parsed) and any(
             problem.code in _SUBSET_CODES_YAML_REJECTS for problem in parsed.problems):
         rejected = _yaml_rejection(parsed)
+    # A frontmatter a YAML engine rejects gives YAML readers no value at all: what
+    # they would make of one matters only once it parses, and quoting the value
+    # that is rejected settles whatever else its line holds.
+    readers = "once the frontmatter parses, YAML readers (PyYAML, js-yaml) would take" if rejected else \
+        "YAML readers (PyYAML, js-yaml) take"
+    hazards = [Hazard(kind, line, column, f"{key}: {readers} {reading}")
+               for kind, line, column, key, reading in readings if rejected is None or line != rejected.line]
     if rejected is not None and rejected.line not in {problem.line for problem in parsed.problems}:
         hazards.append(rejected)
     return hazards
 
 
-_REJECTION_NOTE = ("readers that use one (PyYAML, js-yaml) see no fields at all; this line-based reader reads it. "
-                   "Quote the value")
+_REJECTION_NOTE = "so readers that use one (PyYAML, js-yaml) see no fields at all; quote the value"
 
 
 def _plain_rejection(key: str, line: int, column: int, value: str) -> Hazard | None:
@@ -150,7 +186,7 @@ def _plain_rejection(key: str, line: int, column: int, value: str) -> Hazard | N
             return None
         problem = "mapping values are not allowed here"
     return Hazard("rejected", line, column + offset,
-                  f"{key}: a YAML engine rejects this frontmatter ({problem}): {_REJECTION_NOTE}")
+                  f"{key}: a YAML engine rejects the whole frontmatter here ({problem}), {_REJECTION_NOTE}")
 
 
 def _comment_start(value: str) -> int:
@@ -188,5 +224,6 @@ def _yaml_rejection(parsed: ParsedEntry) -> Hazard | None:
         mark = getattr(error, "problem_mark", None)
         line = parsed.frontmatter_start + 1 + (mark.line if mark is not None else 0)
         column = (mark.column + 1) if mark is not None else 1
-        return Hazard("rejected", line, column, f"a YAML engine rejects this frontmatter ({problem}): {_REJECTION_NOTE}")
+        return Hazard("rejected", line, column,
+                      f"a YAML engine rejects the whole frontmatter here ({problem}), {_REJECTION_NOTE}")
     return None

@@ -6,7 +6,7 @@ permanent: a rule may be reworded, never repurposed.
 
 from __future__ import annotations
 
-from conformance.validator.diagnostics import Rule
+from conformance.validator.core.findings import Rule
 
 FORMAT = "reme-vault"
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 
-from conformance.validator import _reme_rules as rules
-from conformance.validator._reme_layout import ARCHIVE, EVENT, Vault, VaultFile
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.reme_vault import rules
+from conformance.validator.reme_vault.layout import ARCHIVE, EVENT, Vault, VaultFile
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 ORDER = {"active": 0, "distilled": 1, "archived": 2}
 

@@ -19,10 +19,10 @@ import stat
 from dataclasses import dataclass, field
 from datetime import date
 
-from conformance.validator import _reme_rules as rules
-from conformance.validator._diff_yaml import YamlProblem, decode_utf8
-from conformance.validator._reme_frontmatter import Frontmatter, read_frontmatter
-from conformance.validator.diagnostics import Diagnostic, diagnostic
+from conformance.validator.reme_vault import rules
+from conformance.validator.core.safe_yaml import YamlProblem, decode_utf8
+from conformance.validator.reme_vault.frontmatter import Frontmatter, read_frontmatter
+from conformance.validator.core.findings import Diagnostic, diagnostic
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 ARCHIVE = "Archive"

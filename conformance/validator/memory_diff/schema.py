@@ -16,9 +16,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from conformance.resources import load_schema
-from conformance.validator import _diff_rules as rules
-from conformance.validator._diff_yaml import LoadedYaml
-from conformance.validator.diagnostics import Diagnostic, Rule, diagnostic
+from conformance.validator.memory_diff import rules
+from conformance.validator.core.safe_yaml import LoadedYaml
+from conformance.validator.core.findings import Diagnostic, Rule, diagnostic
 
 SCHEMA_NAME = "memory-diff.schema.json"
 
