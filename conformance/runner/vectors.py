@@ -51,7 +51,7 @@ RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes")
 # section that makes each optional.
 FEATURES = {"purge": "5.3.1"}
 # What an implementation that declares no `choices` in describe is taken to
-# have chosen where the spec offers a choice (docs/adapter-protocol.md, E11).
+# have chosen where the spec offers a choice (docs/adapter-protocol.md, E14).
 DEFAULT_CHOICES = {"entry_file_merge": "newest"}
 _COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
 _TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -163,8 +163,10 @@ def test_a_hung_or_crashing_adapter_is_reported_on_its_vector_and_the_run_goes_o
         vector("e2e.merge.hang", input={"local": session("HANG"), "remote": {"version": 1}}),
         vector("e2e.merge.crash", input={"local": session("CRASH"), "remote": {"version": 1}}),
     ])
+    # Six faults of merge_sessions in a row (the two vectors and their derived invariants): not enough to give up.
     code, out, _ = run_cli(capsys, "--adapter", f"{sys.executable} {adapter}", "--timeout", "3",
-                           "--no-bundled", "--vectors", vectors_root, "--json", tmp_path / "r.json")
+                           "--give-up-after", "7", "--no-bundled", "--vectors", vectors_root,
+                           "--json", tmp_path / "r.json")
     report = json.loads((tmp_path / "r.json").read_text())
     outcomes = {v["id"]: v["outcome"] for v in report["vectors"] if not v["derived"]}
     assert outcomes == {"e2e.merge.crash": "error", "e2e.merge.hang": "error", "e2e.merge.union": "pass",
