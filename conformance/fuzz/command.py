@@ -27,7 +27,7 @@ from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
 from conformance.runner.implementations import AdapterImplementation
-from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int
+from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int, start_failure
 from conformance.progress import Progress
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -138,11 +138,12 @@ def fuzz_command(args) -> int:
             implementation = AdapterImplementation(adapter.command, workdir=workdir / "adapters",
                                                    oneshot=args.oneshot, timeout=adapter.timeout)
         except StartError as error:
-            return _error(f"cannot start the adapter: {error}")
+            return _error(start_failure(f"cannot start the adapter: {error}", adapter.command))
         described = implementation.describe()
         if isinstance(described, AdapterFault):
             tail = described.stderr_tail.strip()
-            return _error(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""))
+            return _error(start_failure(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""),
+                                        adapter.command))
         subject = Subject(implementation, described, workdir / "stores")
         budget = Budget(seed=seed_value, examples=args.examples, max_seconds=args.max_seconds,
                         shrink_seconds=args.shrink_seconds)

@@ -172,9 +172,9 @@ def merge(shards: list[ShardReport], vector_dirs: list[Path] | None = None) -> R
         return (f"the shards ran corpus {first['corpus_digest'][:16]}, but this kit loads {corpus.digest[:16]} "
                 f"(from {', '.join(map(str, roots))}): merge with the kit version that made the shards, and give "
                 "--vectors for the extra vector directories they loaded")
-    from conformance.runner.command import requirement_index
+    from conformance.runner.requirements import index_for
 
-    index = requirement_index(extra)
+    index = index_for(extra)
     filters = Filters(options.get("level"), tuple(options.get("sections") or ()), tuple(options.get("tags") or ()),
                       options.get("pattern"))
     spec = first["spec"]
@@ -196,8 +196,8 @@ def merge(shards: list[ShardReport], vector_dirs: list[Path] | None = None) -> R
                 expected.append(listed)
     graded = grade_vectors(selected, results, index, expected)
     described = Describe.from_json(first["implementation"]["describe"])
-    graded_run = grade(graded, spec, claimed_level(described.claims, options.get("claim")), filtered=filters.active,
-                       waived_by=options.get("expect_fail"))
+    graded_run = grade(graded, spec, claimed_level(described.claims, options.get("claim")), filtered=filters.narrowed,
+                       waived_by=options.get("expect_fail"), up_to=None if filters.narrowed else filters.level)
     commands = sorted({item.data["implementation"]["command"] for item in shards})
     notes = list(dict.fromkeys(note for item in shards for note in item.data["summary"]["notes"]))
     notes.append(f"merged from {len(shards)} shard reports; duration is the sum of the shards' durations")

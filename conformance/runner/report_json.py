@@ -56,6 +56,7 @@ def build(record: RunRecord) -> dict:
             },
             **{name: {"passed": tally.passed, "total": tally.total} for name, tally in grade.tallies.items()},
             "filtered": grade.filtered,
+            "graded_up_to": grade.up_to,
             "verdict": grade.verdict,
             "exit_code": grade.exit_code,
         },

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 from conformance import safe_text
-from conformance.runner.report_console import _readable_args
+from conformance.runner.failure_block import readable_args
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -37,7 +37,7 @@ def pretty_json(value: object, limit: int | None = None) -> str:
 
 def readable_sent(sent: list[dict]) -> list[dict]:
     """The requests sent, session texts shown as the JSON they hold (as the console shows them)."""
-    return [{**request, "args": _readable_args(request["args"])} for request in sent]
+    return [{**request, "args": readable_args(request["args"])} for request in sent]
 
 
 @cache

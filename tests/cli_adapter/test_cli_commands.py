@@ -177,3 +177,10 @@ def test_init_cli_writes_the_template_once(tmp_path, capsys, monkeypatch):
     assert written.read_text(encoding="utf-8") == "# mine\n"
     code, _, _ = run(capsys, "init", "cli", "other.toml")
     assert code == 0 and (tmp_path / "other.toml").exists()
+
+
+def test_the_pytest_plugin_drives_a_cli_through_its_configuration(toymemo, pytester):
+    result = pytester.runpytest("-p", "no:cacheprovider", "--memoir-cli", str(TOYMEMO_CONFIG),
+                                "-k", "read.golden.canonical or write.hide")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) > 3 and "failed" not in outcomes, result.stdout.str()[-3000:]
