@@ -6,6 +6,8 @@
   and SHOULD, every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
 - `vectors new --level L --section S [--op OP] [--id ID] [--out FILE]`: a
   valid skeleton vector, printed or added to FILE.
+- `vectors show ID [--extract DIR]`: one vector with the files it starts
+  from (`conformance.corpus.show`).
 - `vectors derive [--check]`: regenerate `vectors/derived/read-from-merge.json`,
   the reader vectors derived from the merge vectors; with `--check`, exit 1
   when the file is not what the merge vectors give.
@@ -31,6 +33,7 @@ from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
 from conformance.corpus import coverage as coverage_module
 from conformance.corpus import readers_from_merges
 from conformance.corpus import scaffold as scaffold_module
+from conformance.corpus import show as show_module
 from conformance.corpus.boundaries import BOUNDARY_FILE, BoundaryIndex, load_boundaries
 from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
 from conformance.runner.requirements import RequirementIndex
@@ -74,6 +77,8 @@ def register(subparsers) -> None:
                     "--check, up to date), 1 --check found it out of date, 2 the corpus cannot be read.")
     derive.add_argument("--check", action="store_true", help="only compare; exit 1 when the file is out of date")
     derive.set_defaults(handler=run_derive)
+
+    show_module.register(actions)
 
     cover = subparsers.add_parser(
         "coverage", help="which spec requirements have vectors, per section",

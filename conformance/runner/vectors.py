@@ -583,20 +583,26 @@ def content_text(content: object) -> str:
     return content_bytes(content).decode("utf-8", errors="surrogateescape")
 
 
-def materialise_store(spec: dict | None, root: Path, target: Path) -> dict[str, bytes]:
-    """Write a STORE spec into `target` (created); return relpath -> bytes of
-    every file written, the store's original bytes."""
-    target.mkdir(parents=True, exist_ok=True)
-    written: dict[str, bytes] = {}
+def store_files(spec: dict | None, root: Path) -> dict[str, bytes]:
+    """relpath -> bytes of every file a STORE spec holds: its golden store's,
+    overlaid by its `files`."""
+    files: dict[str, bytes] = {}
     spec = spec or {}
     if "dir" in spec:
         source = root / spec["dir"]
         for path in sorted(source.rglob("*")):
             if path.is_file():
-                relative = path.relative_to(source).as_posix()
-                written[relative] = path.read_bytes()
+                files[path.relative_to(source).as_posix()] = path.read_bytes()
     for relative, content in spec.get("files", {}).items():
-        written[relative] = content_bytes(content)
+        files[relative] = content_bytes(content)
+    return files
+
+
+def materialise_store(spec: dict | None, root: Path, target: Path) -> dict[str, bytes]:
+    """Write a STORE spec into `target` (created); return relpath -> bytes of
+    every file written, the store's original bytes."""
+    target.mkdir(parents=True, exist_ok=True)
+    written = store_files(spec, root)
     for relative, data in written.items():
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
