@@ -4,13 +4,14 @@ Each subcommand lives in the module `COMMANDS` names, which exposes
 ``register(subparsers)``; registering adds an argparse sub-parser whose
 ``handler`` default is a function ``(args) -> int`` returning the exit code.
 Exit codes across the kit: 0 success, 1 the check failed, 2 usage or
-start-up error.
+start-up error (141 when stdout was closed early, as by `| head`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -31,7 +32,10 @@ COMMANDS = {
     "model-mutation": "conformance.model_mutation.command",
     "fuzz": "conformance.fuzz.command",
     "init": "conformance.cli_adapter.command",
+    "report": "conformance.site.command",
+    "merge-reports": "conformance.runner.merge_reports",
 }
+EXIT_OUTPUT_CLOSED = 141   # 128 + SIGPIPE, as a shell reports a process that a closed pipe ended
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -52,6 +56,25 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _output_closed()
+
+
+def _output_closed() -> int:
+    """The reader of stdout went away (`memoir-conform run --list | head`): stop
+    quietly, with the exit code of a process that SIGPIPE ended."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not fail again
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (an embedding program's stream)
+        pass
+    return EXIT_OUTPUT_CLOSED
+
+
+def _main(argv: list[str] | None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(argv)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +46,12 @@ def default_adapter() -> list[str]:
     return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
 
 
-def add_cli_option(group) -> None:
-    """`--cli FILE`: the implementation is a command-line tool driven by the generic CLI adapter."""
+def add_cli_option(group, **extra) -> None:
+    """`--cli FILE`: the implementation is a command-line tool driven by the generic CLI adapter
+    (`extra`: more add_argument keywords, such as the action of a repeatable option)."""
     group.add_argument("--cli", metavar="FILE", type=Path,
                        help="test a command-line tool through the generic CLI adapter that FILE configures "
-                            "(docs/cli-adapter.md; `memoir-conform init cli` writes one)")
+                            "(docs/cli-adapter.md; `memoir-conform init cli` writes one)", **extra)
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,41 @@ def chosen_adapter(args, prog: str) -> ChosenAdapter | None:
     return ChosenAdapter(adapter_command(args.cli, timeout), timeout)
 
 
+# Endings that make an argument a file the adapter command runs.
+_SCRIPT_ENDINGS = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".bash", ".rb", ".pl", ".php", ".jar", ".exe", ".toml")
+
+
+def missing_paths_hint(command: str | list[str]) -> str | None:
+    """When an adapter did not start: the files its command names that do not
+    exist, as the user typed them (the adapter runs in a scratch directory,
+    so its own error would name a path the user never wrote)."""
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+    except ValueError:
+        return None
+    if not argv:
+        return None
+    missing = []
+    program = argv[0]
+    if ("/" in program or os.sep in program) and not os.path.exists(program):
+        missing.append(program)
+    elif "/" not in program and shutil.which(program) is None:
+        return f"{program!r} is not a program on PATH"
+    for token in argv[1:]:
+        looks_like_file = "/" in token or os.sep in token or token.lower().endswith(_SCRIPT_ENDINGS)
+        if looks_like_file and not token.startswith("-") and not os.path.exists(token):
+            missing.append(token)
+    if not missing:
+        return None
+    names = ", ".join(repr(path) for path in missing)
+    verb = "does" if len(missing) == 1 else "do"
+    return f"the adapter command names {names}, which {verb} not exist (relative to {os.getcwd()})"
+
+
+def start_failure(message: str, command: str | list[str]) -> str:
+    """`message` about an adapter that did not start, with the hint about missing files."""
+    hint = missing_paths_hint(command)
+    return f"{message}\nhint: {hint}" if hint else message
 def add_adapter_limit_options(group) -> None:
     """--sandbox, --adapter-memory, --adapter-cpu and --max-line (docs/adapter-protocol.md, "Limits")."""
     from conformance.protocol import process

@@ -1,4 +1,12 @@
-"""Fixtures shared by the test areas: the fault-injecting fake adapter, and a check for leftover processes."""
+"""Fixtures shared by the test areas: the fault-injecting fake adapter, a check for
+leftover processes, pytest's `pytester`, and a run of the kit's own tests that is
+never a GitHub Actions job of the kit's users.
+
+Under GitHub Actions the commands write annotations and a job summary by
+default (docs/ci.md); the kit's own tests must see what a terminal user sees,
+wherever they run. The GitHub output has tests of its own that set these
+variables themselves.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from conformance.resources import runners_dir
+
+pytest_plugins = ("pytester",)
 
 FAKE_ADAPTER = runners_dir() / "fake" / "adapter.py"
 FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE")
@@ -94,3 +104,9 @@ def survivors():
     for pid in seen:
         if running(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(autouse=True)
+def _not_in_github_actions(monkeypatch):
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)

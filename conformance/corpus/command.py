@@ -6,12 +6,16 @@
   and SHOULD, every `ambiguity` documented. Exit 0 valid, 1 problems, 2 usage.
 - `vectors new --level L --section S [--op OP] [--id ID] [--out FILE]`: a
   valid skeleton vector, printed or added to FILE.
+- `vectors show ID [--extract DIR]`: one vector with the files it starts
+  from (`conformance.corpus.show`).
 - `vectors derive [--check]`: regenerate `vectors/derived/read-from-merge.json`,
   the reader vectors derived from the merge vectors; with `--check`, exit 1
   when the file is not what the merge vectors give.
 - `coverage [--json] [--spec V]`: which requirements have vectors, per
-  section. Exit 0 when every testable MUST has a non-ambiguous vector, 1
-  when one lacks it, 2 when the corpus or index cannot be read.
+  section, and which boundary cases (`vectors/boundaries.json`) each MUST
+  has deciding vectors for. Exit 0 when every testable MUST has a
+  non-ambiguous vector, 1 when one lacks it, 2 when the corpus or index
+  cannot be read.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
 from conformance.corpus import coverage as coverage_module
 from conformance.corpus import readers_from_merges
 from conformance.corpus import scaffold as scaffold_module
+from conformance.corpus import show as show_module
+from conformance.corpus.boundaries import BOUNDARY_FILE, BoundaryIndex, load_boundaries
 from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.strength import strength_problems
@@ -71,6 +77,8 @@ def register(subparsers) -> None:
                     "--check, up to date), 1 --check found it out of date, 2 the corpus cannot be read.")
     derive.add_argument("--check", action="store_true", help="only compare; exit 1 when the file is out of date")
     derive.set_defaults(handler=run_derive)
+
+    show_module.register(actions)
 
     cover = subparsers.add_parser(
         "coverage", help="which spec requirements have vectors, per section",
@@ -266,16 +274,19 @@ def run_coverage(args: argparse.Namespace) -> int:
         for problem in [*map(str, problems), *map(str, corpus.problems)]:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    boundaries, boundary_problems = load_boundaries()
+    for problem in boundary_problems:
+        print(f"warning: {problem}", file=sys.stderr)
     report = coverage_module.compute(requirements, corpus.vectors, args.spec,
-                                     coverage_module.validator_rules_by_section())
+                                     coverage_module.validator_rules_by_section(), boundaries)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
-        print_report(report)
+        print_report(report, boundaries)
     return EXIT_PROBLEMS if report.gaps("MUST") else EXIT_OK
 
 
-def print_report(report: coverage_module.CoverageReport) -> None:
+def print_report(report: coverage_module.CoverageReport, boundaries: BoundaryIndex | None = None) -> None:
     print(f"requirement coverage, spec v{report.spec}\n")
     for section, rows in report.sections():
         table = []
@@ -291,6 +302,8 @@ def print_report(report: coverage_module.CoverageReport) -> None:
         print(f"section {section}")
         print(tabulate(table, headers=["requirement", "keyword", "level", "status", "vectors / reason"]))
         print()
+    if boundaries is not None:
+        print_boundaries(report, boundaries)
     for vector_id, unknown in sorted(report.unknown_references.items()):
         print(f"warning: vector {vector_id} cites requirements not in the index: {', '.join(unknown)}")
     for strength in ("MUST", "SHOULD"):
@@ -298,6 +311,29 @@ def print_report(report: coverage_module.CoverageReport) -> None:
         if gaps:
             print(f"{strength} without a non-ambiguous vector: {', '.join(row.requirement.id for row in gaps)}")
     print(report.summary_line())
+    if boundaries is not None:
+        gaps = report.boundary_gaps()
+        print(report.boundary_line() + (": missing " + ", ".join(f"{rid} {kind}" for rid, kind in gaps) if gaps else ""))
+
+
+# Where a boundary vector runs, by its level (spec 8): read_store, writer ops, merges.
+_PATH_OF_LEVEL = {"reader": "read", "writer": "write", "full": "merge"}
+
+
+def print_boundaries(report: coverage_module.CoverageReport, boundaries: BoundaryIndex) -> None:
+    """One row per MUST with applicable boundary kinds: for each kind, the paths
+    (read, write, merge) its deciding vectors run on, MISSING, or - (does not apply)."""
+    names = [kind.name for kind in boundaries.kinds]
+    table = []
+    for row in report.rows:
+        if not row.boundaries:
+            continue
+        cells = {boundary.kind: ",".join(_PATH_OF_LEVEL[level] for level in boundary.levels) or "MISSING"
+                 for boundary in row.boundaries}
+        table.append([row.requirement.id, *(cells.get(name, "-") for name in names)])
+    print(f"boundary cases per MUST requirement ({BOUNDARY_FILE}; vectors tagged boundary-<kind>)")
+    print(tabulate(table, headers=["requirement", *names]))
+    print()
 
 
 def _clip(text: str, width: int = 90) -> str:

@@ -8,6 +8,11 @@ as advisory-only, not covered. File-shape rules (level `validator`)
 are checked by `memoir-conform validate`, not by vectors; they are listed
 with the validator rules of their section and kept out of the gate.
 
+Boundary cases (`vectors/boundaries.json`): for each MUST, the kinds of
+boundary that apply to it, and for each kind the vectors that carry the
+kind's tag and check the requirement with a check resting on no
+interpretation. A kind that applies but has no such vector is a boundary gap.
+
 `--spec 0.1` looks at the spec as it was: requirements introduced later
 are left out, and so are vectors citing any of them.
 """
@@ -18,9 +23,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from conformance import SPEC_VERSION
+from conformance.corpus.boundaries import BoundaryIndex
 from conformance.corpus.requirements import Requirement, section_key
 from conformance.corpus.requirements import version_key
-from conformance.runner.vectors import Vector
+from conformance.runner.vectors import LEVELS, Vector
+
+
+@dataclass(frozen=True)
+class BoundaryCoverage:
+    """One boundary kind that applies to a requirement, and the deciding vectors of that kind citing it."""
+
+    kind: str
+    vectors: tuple[str, ...]
+    levels: tuple[str, ...]         # the levels (reader, writer, full) of those vectors
+
+    @property
+    def covered(self) -> bool:
+        return bool(self.vectors)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "vectors": list(self.vectors), "levels": list(self.levels)}
 
 
 @dataclass(frozen=True)
@@ -31,6 +53,7 @@ class RequirementCoverage:
     vectors: tuple[str, ...]        # ids of vectors with a check of it that rests on no interpretation
     advisory: tuple[str, ...]       # ids of vectors whose only checks of it are advisory
     validator_rules: tuple[str, ...] = ()   # rule ids of the same section (validator-level only)
+    boundaries: tuple[BoundaryCoverage, ...] = ()   # the boundary kinds that apply to it
 
     @property
     def status(self) -> str:
@@ -54,6 +77,8 @@ class RequirementCoverage:
             data["untestable_reason"] = requirement.untestable_reason
         if self.validator_rules:
             data["validator_rules"] = list(self.validator_rules)
+        if self.boundaries:
+            data["boundaries"] = [boundary.to_json() for boundary in self.boundaries]
         return data
 
 
@@ -93,6 +118,18 @@ class CoverageReport:
     def summary_line(self) -> str:
         return "; ".join(self.tally(strength).line() for strength in ("MUST", "SHOULD"))
 
+    def boundary_cases(self) -> list[tuple[RequirementCoverage, BoundaryCoverage]]:
+        return [(row, boundary) for row in self.rows for boundary in row.boundaries]
+
+    def boundary_gaps(self) -> list[tuple[str, str]]:
+        """(requirement id, kind) of every boundary case that applies but has no deciding vector."""
+        return [(row.requirement.id, boundary.kind) for row, boundary in self.boundary_cases() if not boundary.covered]
+
+    def boundary_line(self) -> str:
+        cases = self.boundary_cases()
+        covered = sum(1 for _, boundary in cases if boundary.covered)
+        return f"boundary cases: {covered}/{len(cases)} covered (requirement x kind, vectors/boundaries.json)"
+
     def gaps(self, strength: str = "MUST") -> list[RequirementCoverage]:
         """Testable, vector-checked requirements of this strength without a non-ambiguous vector."""
         return [row for row in self.rows
@@ -111,9 +148,23 @@ class CoverageReport:
             "summary": {strength.lower(): self.tally(strength).__dict__ for strength in ("MUST", "SHOULD")},
             "summary_line": self.summary_line(),
             "gaps": [row.requirement.id for row in self.gaps("MUST") + self.gaps("SHOULD")],
+            "boundary_summary": self.boundary_line(),
+            "boundary_gaps": [f"{rid}: {kind}" for rid, kind in self.boundary_gaps()],
             "unknown_references": self.unknown_references,
             "requirements": [row.to_json() for _, rows in self.sections() for row in rows],
         }
+
+
+def _boundaries(index: BoundaryIndex | None, rid: str, deciding: list[Vector]) -> tuple[BoundaryCoverage, ...]:
+    if index is None:
+        return ()
+    found = []
+    for name in index.applies.get(rid, ()):
+        tag = index.kind(name).tag
+        of_kind = [vector for vector in deciding if tag in vector.tags]
+        levels = sorted({vector.level for vector in of_kind}, key=LEVELS.index)
+        found.append(BoundaryCoverage(name, tuple(sorted(vector.id for vector in of_kind)), tuple(levels)))
+    return tuple(found)
 
 
 def existed_in(requirement: Requirement, spec: str) -> bool:
@@ -121,13 +172,16 @@ def existed_in(requirement: Requirement, spec: str) -> bool:
 
 
 def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec: str = SPEC_VERSION,
-            rules_by_section: dict[str, list[str]] | None = None) -> CoverageReport:
-    """Coverage of `requirements` (as of spec version `spec`) by `vectors`."""
+            rules_by_section: dict[str, list[str]] | None = None,
+            boundaries: BoundaryIndex | None = None) -> CoverageReport:
+    """Coverage of `requirements` (as of spec version `spec`) by `vectors`,
+    with the boundary cases of `boundaries` when given."""
     everything = {requirement.id: requirement for requirement in requirements}
     wanted = {rid: requirement for rid, requirement in everything.items() if existed_in(requirement, spec)}
     citing: dict[str, list[str]] = {rid: [] for rid in wanted}
     advisory: dict[str, list[str]] = {rid: [] for rid in wanted}
     unknown: dict[str, list[str]] = {}
+    deciding: dict[str, list[Vector]] = {rid: [] for rid in wanted}
     for vector in vectors:
         missing = [rid for rid in vector.requirements if rid not in everything]
         if missing:
@@ -135,10 +189,11 @@ def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec
         # A vector citing a later requirement does not exist in that spec version.
         if any(rid in everything and rid not in wanted for rid in vector.requirements):
             continue
-        deciding = {rid for e in vector.expectations() if not e.ambiguity for rid in e.requirements}
-        advised = {rid for e in vector.expectations() if e.ambiguity for rid in e.requirements} - deciding
-        for rid in sorted(deciding & set(wanted)):
+        decided = {rid for e in vector.expectations() if not e.ambiguity for rid in e.requirements}
+        advised = {rid for e in vector.expectations() if e.ambiguity for rid in e.requirements} - decided
+        for rid in sorted(decided & set(wanted)):
             citing[rid].append(vector.id)
+            deciding[rid].append(vector)
         for rid in sorted(advised & set(wanted)):
             advisory[rid].append(vector.id)
     rules_by_section = rules_by_section or {}
@@ -146,6 +201,7 @@ def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec
         RequirementCoverage(
             requirement, tuple(sorted(citing[rid])), tuple(sorted(advisory[rid])),
             tuple(rules_by_section.get(requirement.section, ())) if requirement.level == "validator" else (),
+            _boundaries(boundaries, rid, deciding[rid]),
         )
         for rid, requirement in wanted.items()
     ]

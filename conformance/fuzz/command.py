@@ -20,14 +20,15 @@ from pathlib import Path
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from conformance.fuzz import report
-from conformance.fuzz.engine import ERROR, FAILED, SKIPPED, Budget, all_properties, run_properties
+from conformance.fuzz.engine import ERROR, SKIPPED, Budget, all_properties, run_properties
 from conformance.fuzz.export import save
 from conformance.fuzz.subject import Subject
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
 from conformance.runner.implementations import AdapterImplementation
-from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int
+from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int, start_failure
+from conformance.progress import Progress
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXAMPLES = 200
@@ -83,6 +84,7 @@ def register(subparsers) -> None:
     output.add_argument("--save-vectors", metavar="DIR", type=Path,
                         help="write each counterexample as a vector file in DIR (replayed by `memoir-conform run --vectors DIR`)")
     output.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress on the terminal")
     parser.set_defaults(handler=fuzz_command)
 
 
@@ -136,16 +138,23 @@ def fuzz_command(args) -> int:
             implementation = AdapterImplementation(adapter.command, workdir=workdir / "adapters",
                                                    oneshot=args.oneshot, timeout=adapter.timeout)
         except StartError as error:
-            return _error(f"cannot start the adapter: {error}")
+            return _error(start_failure(f"cannot start the adapter: {error}", adapter.command))
         described = implementation.describe()
         if isinstance(described, AdapterFault):
             tail = described.stderr_tail.strip()
-            return _error(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""))
+            return _error(start_failure(f"cannot start the adapter: {described}" + (f"\nstderr:\n{tail}" if tail else ""),
+                                        adapter.command))
         subject = Subject(implementation, described, workdir / "stores")
         budget = Budget(seed=seed_value, examples=args.examples, max_seconds=args.max_seconds,
                         shrink_seconds=args.shrink_seconds)
         print(f"fuzzing {implementation.label} with seed {seed_value} ...", file=sys.stderr, flush=True)
-        run = run_properties(subject, names, budget, progress=_progress)
+        with Progress(budget.examples, "examples", quiet=args.quiet) as progress:
+            def on_example(name: str, count: int) -> None:
+                progress.label = f"fuzz [{names.index(name) + 1}/{len(names)}] {name}"
+                progress.update(done=count)
+
+            run = run_properties(subject, names, budget, on_example=on_example,
+                                 progress=lambda result: progress.note(report.property_line(result)))
         if all(result.status == SKIPPED for result in run.results):
             return _error("no selected property can run against this adapter: "
                           + "; ".join(f"{r.name}: {r.note}" for r in run.results))
@@ -181,10 +190,3 @@ def fuzz_command(args) -> int:
         if own_storage:
             set_hypothesis_home_dir(None)
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _progress(result) -> None:
-    if sys.stderr.isatty():
-        print(report.property_line(result), file=sys.stderr, flush=True)
-    elif result.status == FAILED:
-        print(f"  {result.name}: counterexample found", file=sys.stderr, flush=True)

@@ -118,12 +118,18 @@ class _Clock:
 
 
 class _Recorder:
-    def __init__(self):
+    def __init__(self, on_call: Callable[[int], None] | None = None):
         self.calls = 0
+        self.on_call = on_call      # told the number of examples so far (progress)
         self.first_found_at: int | None = None
         self.found_time: float | None = None
         self.failure: Counterexample | None = None
         self.failures = 0
+
+    def call(self) -> None:
+        self.calls += 1
+        if self.on_call is not None:
+            self.on_call(self.calls)
 
     def found(self, counterexample: Counterexample) -> None:
         if self.first_found_at is None:
@@ -182,12 +188,13 @@ def _drive(info: PropertyInfo, test: Callable[[], None], recorder: _Recorder, cl
     return _finish(info, recorder, started, PASSED, None)
 
 
-def run_merge_property(prop: MergeProperty, subject: Subject, budget: Budget, clock: _Clock) -> PropertyResult:
-    recorder = _Recorder()
+def run_merge_property(prop: MergeProperty, subject: Subject, budget: Budget, clock: _Clock,
+                       on_call: Callable[[int], None] | None = None) -> PropertyResult:
+    recorder = _Recorder(on_call)
     info = next(i for i in all_properties() if i.name == prop.name)
 
     def check(example) -> None:
-        recorder.calls += 1
+        recorder.call()
         if clock.spent(recorder):
             raise _OutOfTime()
         found = prop.check(subject, example)
@@ -199,8 +206,9 @@ def run_merge_property(prop: MergeProperty, subject: Subject, budget: Budget, cl
     return _drive(info, test, recorder, clock)
 
 
-def run_writer_property(subject: Subject, budget: Budget, clock: _Clock) -> PropertyResult:
-    recorder = _Recorder()
+def run_writer_property(subject: Subject, budget: Budget, clock: _Clock,
+                        on_call: Callable[[int], None] | None = None) -> PropertyResult:
+    recorder = _Recorder(on_call)
 
     def on_step() -> None:
         if clock.spent(recorder):
@@ -211,7 +219,7 @@ def run_writer_property(subject: Subject, budget: Budget, clock: _Clock) -> Prop
 
     class Counting(machine):
         def __init__(self):
-            recorder.calls += 1
+            recorder.call()
             super().__init__()
 
         def apply(self, op, args):
@@ -240,13 +248,16 @@ class FuzzRun:
 
 
 def run_properties(subject: Subject, names: list[str], budget: Budget,
-                   progress: Callable[[PropertyResult], None] | None = None) -> FuzzRun:
-    """Run the named properties in order, each with the full example budget."""
+                   progress: Callable[[PropertyResult], None] | None = None,
+                   on_example: Callable[[str, int], None] | None = None) -> FuzzRun:
+    """Run the named properties in order, each with the full example budget; `progress` is
+    told each property's result, `on_example` the property and its count of examples so far."""
     clock = _Clock(budget)
     run = FuzzRun(budget.seed, budget.examples, budget.max_seconds)
     by_name = {p.name: p for p in MERGE_PROPERTIES}
     for name in names:
         info = next(i for i in all_properties() if i.name == name)
+        on_call = (lambda count, name=name: on_example(name, count)) if on_example else None
         missing = [op for op in info.needs if not subject.supports(op)]
         if missing:
             result = PropertyResult(info.name, info.title, info.requirement, info.section, SKIPPED,
@@ -255,9 +266,9 @@ def run_properties(subject: Subject, names: list[str], budget: Budget,
             result = PropertyResult(info.name, info.title, info.requirement, info.section, SKIPPED,
                                     note="the time budget was spent before this property started")
         elif name == WRITER_PROPERTY:
-            result = run_writer_property(subject, budget, clock)
+            result = run_writer_property(subject, budget, clock, on_call)
         else:
-            result = run_merge_property(by_name[name], subject, budget, clock)
+            result = run_merge_property(by_name[name], subject, budget, clock, on_call)
         run.results.append(result)
         if progress is not None:
             progress(result)

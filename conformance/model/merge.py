@@ -38,8 +38,12 @@ def by_date(field: str) -> Callable[[dict], tuple]:
 
 
 def decision_rank(item: dict) -> tuple:
-    """The purged form beats any un-purged copy regardless of date (5.3.1)."""
-    return (is_purged(item), *by_date("date")(item))
+    """The purged form beats any un-purged copy regardless of date (5.3.1).
+    Of copies with equal dates a hidden one wins (AMB-TIE): a winner that
+    only inherits the tombstone would change its own rank, and re-merging
+    the result with an input would then pick the other copy (5.4, idempotent)."""
+    date, tie_break = by_date("date")(item)
+    return (is_purged(item), date, item.get("hidden") is True, tie_break)
 
 
 def newest_per_identity(items: Iterable[dict], rank: Callable[[dict], tuple]) -> dict[str, dict]:

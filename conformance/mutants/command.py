@@ -18,6 +18,7 @@ from tabulate import tabulate
 from conformance.mutants import report
 from conformance.mutants.evaluate import AdapterRun, load_selection, run_mutants
 from conformance.mutants.registry import load_registry, select_mutants
+from conformance.progress import Progress
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.options import positive_float, positive_int
 
@@ -48,6 +49,7 @@ def register(subparsers) -> None:
                         help="write the Markdown report here (the committed one is reports/mutants.md)")
     parser.add_argument("--json", metavar="FILE", type=Path, help="write the report as JSON")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on the terminal")
     parser.set_defaults(handler=mutants_command)
 
 
@@ -73,16 +75,17 @@ def mutants_command(args) -> int:
     if isinstance(selection, str):
         return _error(selection)
 
-    total = len(mutants) + 1
+    runs = len(mutants) + 1
     finished = 0
+    with Progress(runs * len(selection.vectors), "vectors", "mutants", quiet=args.quiet) as progress:
+        def run_done(run: AdapterRun) -> None:
+            nonlocal finished
+            finished += 1
+            what = run.fault or f"earned {report.level_name(run.earned)}"
+            progress.note(f"[{finished}/{runs}] {run.label}: {what} ({run.duration:.1f}s)")
 
-    def progress(run: AdapterRun) -> None:
-        nonlocal finished
-        finished += 1
-        what = run.fault or f"earned {report.level_name(run.earned)}"
-        print(f"[{finished}/{total}] {run.label}: {what} ({run.duration:.1f}s)", file=sys.stderr, flush=True)
-
-    result = run_mutants(mutants, selection, jobs=args.jobs, timeout=args.timeout, on_run=progress)
+        result = run_mutants(mutants, selection, jobs=args.jobs, timeout=args.timeout, on_run=run_done,
+                             on_vector=progress.advance)
     print(report.console(result))
     try:
         if args.report:

@@ -93,8 +93,9 @@ class AdapterRun:
 
 
 def run_adapter(label: str, command: Sequence[str], selection: Selection,
-                timeout: float = DEFAULT_TIMEOUT) -> AdapterRun:
-    """Run every selected vector against `command`, persistent mode, one vector at a time."""
+                timeout: float = DEFAULT_TIMEOUT, on_vector: Callable[[], None] | None = None) -> AdapterRun:
+    """Run every selected vector against `command`, persistent mode, one vector at a time
+    (`on_vector` is called as each one finishes)."""
     run = AdapterRun(label)
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix=f"memoir-mutants-{label}-"))
@@ -110,7 +111,8 @@ def run_adapter(label: str, command: Sequence[str], selection: Selection,
             tail = described.stderr_tail.strip()
             run.fault = f"cannot describe the adapter: {described}" + (f"; stderr: {tail[-500:]}" if tail else "")
             return run
-        results = run_vectors(selection.vectors, implementation, described, workdir / "vectors")
+        results = run_vectors(selection.vectors, implementation, described, workdir / "vectors",
+                              on_result=(lambda result: on_vector()) if on_vector else None)
         run.graded = grade_vectors(selection.vectors, results, selection.index)
         run.claimed = claimed_level(described.claims, None)
         run.grade = grade(run.graded, SPEC_VERSION, run.claimed)
@@ -232,13 +234,15 @@ def reference_command() -> list[str]:
 
 def run_mutants(mutants: Sequence[Mutant], selection: Selection, jobs: int = 1,
                 timeout: float = DEFAULT_TIMEOUT,
-                on_run: Callable[[AdapterRun], None] | None = None) -> MutationRun:
-    """Run the reference and every mutant (`jobs` runs at a time) and judge each mutant."""
+                on_run: Callable[[AdapterRun], None] | None = None,
+                on_vector: Callable[[], None] | None = None) -> MutationRun:
+    """Run the reference and every mutant (`jobs` runs at a time) and judge each mutant;
+    `on_run` is called as each run finishes, `on_vector` as each vector of any run does."""
     started = time.monotonic()
     lock = threading.Lock()
 
     def one(label: str, command: list[str]) -> AdapterRun:
-        run = run_adapter(label, command, selection, timeout)
+        run = run_adapter(label, command, selection, timeout, on_vector)
         if on_run:
             with lock:
                 on_run(run)

@@ -40,6 +40,7 @@ from conformance.protocol.messages import (
     result_definition,
 )
 from conformance.protocol.process import (
+    STDERR_TAIL_BYTES,
     AdapterLimits,
     AdapterProcess,
     LineTooLong,
@@ -57,6 +58,8 @@ EXIT_GRACE = 2.0
 # How long to wait for a dead adapter's last stderr output.
 STDERR_SETTLE = 0.5
 SHOWN_LINE_CHARS = 200
+# How long a vector's stderr capture waits for lines still in the pipe.
+STDERR_PENDING_SETTLE = 0.2
 
 
 @dataclass
@@ -120,6 +123,7 @@ class AdapterClient:
         self._next_id = 1
         self._process: AdapterProcess | None = None
         self._last_stderr = ""
+        self._capture: _StderrCapture | None = None
 
     # -- public API ---------------------------------------------------------
 
@@ -170,6 +174,19 @@ class AdapterClient:
             return self._process.stderr_tail()
         return self._last_stderr
 
+    def start_stderr_capture(self) -> None:
+        """From now on, keep what the adapter writes to stderr, across restarts and one-shot processes."""
+        self._capture = _StderrCapture(self._process)
+
+    def take_stderr_capture(self) -> str:
+        """What the adapter wrote to stderr since `start_stderr_capture` (its last few KiB); stops capturing."""
+        capture, self._capture = self._capture, None
+        if capture is None:
+            return ""
+        if self._process is not None:
+            capture.ended(self._process, settle=STDERR_PENDING_SETTLE)
+        return capture.text()
+
     def close(self) -> None:
         """End of input: give the adapter EXIT_GRACE seconds to exit, then stop it and all it started.
 
@@ -185,6 +202,7 @@ class AdapterClient:
             self._note_repeat(line, decode_line(line))
         process.kill()
         self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+        self._captured(process)
 
     def __enter__(self) -> AdapterClient:
         return self
@@ -230,6 +248,12 @@ class AdapterClient:
         if process is not None:
             process.kill()
             self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+            self._captured(process)
+
+    def _captured(self, process: AdapterProcess) -> None:
+        """A process is gone: keep what it wrote while capturing."""
+        if self._capture is not None:
+            self._capture.ended(process)
 
     def _negotiate(self, outcome: Outcome) -> Describe | AdapterFault:
         if isinstance(outcome, AdapterFault):
@@ -270,6 +294,7 @@ class AdapterClient:
         finally:
             process.kill()
             self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+            self._captured(process)
 
     def _send_and_read(
         self, process: AdapterProcess, request: Request, timeout: float, close_input: bool = False
@@ -368,6 +393,21 @@ def decode_line(line: bytes) -> object:
         return json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         return error
+
+
+class _StderrCapture:
+    """The stderr of every adapter process from one moment on (a vector's run)."""
+
+    def __init__(self, running: AdapterProcess | None):
+        self.start = (running, running.stderr_mark()) if running is not None else None
+        self.parts: list[str] = []
+
+    def ended(self, process: AdapterProcess, settle: float = 0.0) -> None:
+        mark = self.start[1] if self.start is not None and self.start[0] is process else 0
+        self.parts.append(process.stderr_since(mark, settle))
+
+    def text(self) -> str:
+        return "".join(self.parts)[-STDERR_TAIL_BYTES:]
 
 
 def interpret_line(line: bytes, request: Request, stderr_tail: str = "") -> Outcome:

@@ -305,6 +305,7 @@ class AdapterProcess:
         self._stdin_open = True
         self._released = False  # pipes closed: their descriptor numbers may belong to other files now
         self._stderr = bytearray()
+        self._stderr_received = 0   # bytes ever read from stderr: marks for stderr_since()
         self._stderr_lock = threading.Lock()
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
         self._stderr_thread.start()
@@ -315,6 +316,7 @@ class AdapterProcess:
             while chunk := stream.read1(4096):
                 with self._stderr_lock:
                     self._stderr += chunk
+                    self._stderr_received += len(chunk)
                     del self._stderr[:-STDERR_TAIL_BYTES]
         except (OSError, ValueError):
             pass
@@ -489,3 +491,29 @@ class AdapterProcess:
             self._stderr_thread.join(settle)
         with self._stderr_lock:
             return printable(bytes(self._stderr).decode("utf-8", errors="replace"), multiline=True)
+
+    def _stderr_pending(self) -> bool:
+        """Bytes wait in the stderr pipe for the reader thread."""
+        if os.name != "posix" or not self._stderr_thread.is_alive():
+            return False
+        try:
+            readable, _, _ = select.select([self.popen.stderr], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return bool(readable)
+
+    def stderr_mark(self) -> int:
+        """A mark for `stderr_since`: how many bytes stderr has carried so far."""
+        with self._stderr_lock:
+            return self._stderr_received
+
+    def stderr_since(self, mark: int, settle: float = 0.0) -> str:
+        """What stderr carried after `mark` (its last few KiB); `settle` waits up
+        to that long for what the adapter wrote but the reader thread has not read yet."""
+        deadline = time.monotonic() + settle
+        while self._stderr_pending() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        with self._stderr_lock:
+            new = self._stderr_received - mark
+            return printable(bytes(self._stderr[-new:] if new > 0 else b"").decode("utf-8", errors="replace"),
+                             multiline=True)

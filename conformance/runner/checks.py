@@ -2,8 +2,9 @@
 
 Each check names an RFC 6901 JSON Pointer (`path`) into the result document
 and one keyword (docs/architecture.md, "Vector files"). Evaluating a check
-gives `None` or a `CheckFailure` that shows expected against actual at the
-exact path, the deepest differing sub-path for deep mismatches.
+gives every mismatch (a bounded number of them) as a `CheckFailure` that
+shows expected against actual at the exact path, the deepest differing
+sub-path for deep mismatches: one run shows all that is wrong.
 
 Identity is the spec's (5.1): `normalize(text)`, carried as the text hash,
 so that a purged tombstone (`text_hash`) meets the texts it suppresses.
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 
 from conformance.model import dates
 from conformance.model.identity import item_key, text_hash
@@ -262,88 +263,93 @@ def _same_scalar(expected: object, actual: object) -> bool:
     return type(expected) is type(actual) and expected == actual
 
 
-def difference(expected: object, actual: object, path: str) -> Difference | None:
-    """The deepest place where `actual` differs from `expected`, or None.
+def differences(expected: object, actual: object, path: str) -> Iterator[Difference]:
+    """Every place where `actual` differs from `expected`, each at its deepest path.
 
     Lists of session items compare as sets keyed by identity; a missing key
     and an empty list are the same (an absent session list equals [])."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in expected:
             if key not in actual:
-                if expected[key] == []:
-                    continue
-                return Difference(join_pointer(path, key), expected[key], MISSING, f"missing field {key!r}")
-            found = difference(expected[key], actual[key], join_pointer(path, key))
-            if found:
-                return found
+                if expected[key] != []:
+                    yield Difference(join_pointer(path, key), expected[key], MISSING, f"missing field {key!r}")
+                continue
+            yield from differences(expected[key], actual[key], join_pointer(path, key))
         for key in actual:
             if key not in expected and actual[key] != []:
-                return Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
-        return None
+                yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
+        return
     if isinstance(expected, list) and isinstance(actual, list):
         if (expected or actual) and _is_item_list(expected) and _is_item_list(actual):
-            return _item_set_difference(expected, actual, path)
+            yield from _item_set_differences(expected, actual, path)
+            return
         for index, (want, got) in enumerate(zip(expected, actual)):
-            found = difference(want, got, join_pointer(path, index))
-            if found:
-                return found
+            yield from differences(want, got, join_pointer(path, index))
         if len(expected) != len(actual):
             index = min(len(expected), len(actual))
             want = expected[index] if index < len(expected) else MISSING
             got = actual[index] if index < len(actual) else MISSING
-            return Difference(join_pointer(path, index), want, got,
-                              f"expected {len(expected)} elements, found {len(actual)}")
-        return None
+            yield Difference(join_pointer(path, index), want, got,
+                             f"expected {len(expected)} elements, found {len(actual)}")
+        return
     if expected == [] and actual is MISSING:
-        return None
+        return
     if isinstance(expected, (dict, list)) or isinstance(actual, (dict, list)) or not _same_scalar(expected, actual):
-        return Difference(path, expected, actual, f"expected {_short(expected)}, found {_short(actual)}")
-    return None
+        yield Difference(path, expected, actual, f"expected {_short(expected)}, found {_short(actual)}")
 
 
-def _item_set_difference(expected: list[dict], actual: list[dict], path: str) -> Difference | None:
+def difference(expected: object, actual: object, path: str) -> Difference | None:
+    """The first place where `actual` differs from `expected`, or None."""
+    return next(differences(expected, actual, path), None)
+
+
+def _item_set_differences(expected: list[dict], actual: list[dict], path: str) -> Iterator[Difference]:
     actual_by_key: dict[str, tuple[int, dict]] = {}
     for index, item in enumerate(actual):
         key = item_key(item)
         if key in actual_by_key:
-            return Difference(join_pointer(path, index), MISSING, item, f"identity {label(item)!r} appears twice")
+            yield Difference(join_pointer(path, index), MISSING, item, f"identity {label(item)!r} appears twice")
+            continue
         actual_by_key[key] = (index, item)
     expected_keys = set()
     for item in expected:
         key = item_key(item)
         expected_keys.add(key)
         if key not in actual_by_key:
-            return Difference(path, item, [label(other) for other in actual],
-                              f"missing item {label(item)!r} (lists compare by identity)")
+            yield Difference(path, item, [label(other) for other in actual],
+                             f"missing item {label(item)!r} (lists compare by identity)")
+            continue
         index, found_item = actual_by_key[key]
-        found = difference(item, found_item, join_pointer(path, index))
-        if found:
-            return found
+        yield from differences(item, found_item, join_pointer(path, index))
     for key, (index, item) in actual_by_key.items():
         if key not in expected_keys:
-            return Difference(join_pointer(path, index), MISSING, item, f"unexpected item {label(item)!r}")
-    return None
+            yield Difference(join_pointer(path, index), MISSING, item, f"unexpected item {label(item)!r}")
 
 
-def subset_difference(expected: dict, actual: object, path: str) -> Difference | None:
-    """`actual` has every field of `expected` (recursively for objects); a
-    null field in `expected` must be absent from `actual`."""
+def subset_differences(expected: dict, actual: object, path: str) -> Iterator[Difference]:
+    """Where `actual` lacks a field of `expected` or differs in one (recursively
+    for objects); a null field in `expected` must be absent from `actual`."""
     if not isinstance(actual, dict):
-        return Difference(path, expected, actual, f"expected an object, found {type_name(actual)}")
+        yield Difference(path, expected, actual, f"expected an object, found {type_name(actual)}")
+        return
     for key, want in expected.items():
         where = join_pointer(path, key)
         if want is None:
             if key in actual:
-                return Difference(where, MISSING, actual[key], f"field {key!r} must be absent")
+                yield Difference(where, MISSING, actual[key], f"field {key!r} must be absent")
             continue
         if key not in actual:
-            if want == []:
-                continue
-            return Difference(where, want, MISSING, f"missing field {key!r}")
-        found = subset_difference(want, actual[key], where) if isinstance(want, dict) else difference(want, actual[key], where)
-        if found:
-            return found
-    return None
+            if want != []:
+                yield Difference(where, want, MISSING, f"missing field {key!r}")
+            continue
+        if isinstance(want, dict):
+            yield from subset_differences(want, actual[key], where)
+        else:
+            yield from differences(want, actual[key], where)
+
+
+def subset_difference(expected: dict, actual: object, path: str) -> Difference | None:
+    return next(subset_differences(expected, actual, path), None)
 
 
 def _short(value: object, limit: int = 80) -> str:
@@ -357,60 +363,75 @@ def _short(value: object, limit: int = 80) -> str:
 
 # What a check says besides its keyword.
 ANNOTATIONS = ("path", "note", "requirements", "ambiguity")
+# Mismatches reported per check; the rest are counted on the last one shown.
+SHOWN_DIFFERENCES = 10
 
 
 def check_keyword(check: dict) -> str:
     return next(key for key in check if key not in ANNOTATIONS)
 
 
-def evaluate(check: dict, document: dict, files: FileContext | None = None) -> CheckFailure | None:
-    """Evaluate one check; None when it holds."""
+def evaluate_check(check: dict, document: dict, files: FileContext | None = None) -> list[CheckFailure]:
+    """Every mismatch of one check (at most SHOWN_DIFFERENCES; the last one
+    shown counts the others); empty when it holds."""
     keyword = check_keyword(check)
     note = check.get("note")
     try:
         resolved = resolve(document, check["path"])
     except ValueError as error:
-        return CheckFailure(check["path"], keyword, check[keyword], MISSING, str(error), note)
-    failure = KEYWORDS[keyword](check[keyword], resolved, check["path"], files)
-    if failure is None:
-        return None
-    path, expected, actual, message = failure
-    return CheckFailure(path, keyword, expected, actual, message, note)
+        return [CheckFailure(check["path"], keyword, check[keyword], MISSING, str(error), note)]
+    found = list(KEYWORDS[keyword](check[keyword], resolved, check["path"], files))
+    failures = [CheckFailure(path, keyword, expected, actual, message, note)
+                for path, expected, actual, message in found[:SHOWN_DIFFERENCES]]
+    if len(found) > SHOWN_DIFFERENCES:
+        last = failures[-1]
+        failures[-1] = replace(last, message=f"{last.message} (and {len(found) - SHOWN_DIFFERENCES} more "
+                                             "differences of this check, not shown)")
+    return failures
+
+
+def evaluate(check: dict, document: dict, files: FileContext | None = None) -> CheckFailure | None:
+    """The first mismatch of one check; None when it holds."""
+    return next(iter(evaluate_check(check, document, files)), None)
 
 
 def evaluate_all(checks: Iterable[dict], document: dict, files: FileContext | None = None) -> list[CheckFailure]:
-    return [failure for check in checks if (failure := evaluate(check, document, files)) is not None]
+    return [failure for check in checks for failure in evaluate_check(check, document, files)]
 
 
-_Result = tuple[str, object, object, str] | None
+_Found = tuple[str, object, object, str]
+_Results = Iterator[_Found]
 
 
-def _missing_parent(resolved: Resolved, expected: object, path: str) -> _Result:
+def _missing_parent(resolved: Resolved, expected: object, path: str) -> _Found | None:
     if resolved.value is MISSING and not resolved.parent_exists:
         return path, expected, MISSING, f"nothing at {path} nor at its parent"
     return None
 
 
-def check_equals(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def _as_found(found: Iterable[Difference], prefix: str = "") -> _Results:
+    for item in found:
+        yield item.path, item.expected, item.actual, prefix + item.message
+
+
+def check_equals(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     if resolved.value is MISSING and expected == [] and resolved.parent_exists:
-        return None
+        return
     if resolved.value is MISSING:
-        return path, expected, MISSING, f"nothing at {path}"
-    found = difference(expected, resolved.value, resolved.pointer)
-    if found is None:
-        return None
-    return found.path, found.expected, found.actual, found.message
+        yield path, expected, MISSING, f"nothing at {path}"
+        return
+    yield from _as_found(differences(expected, resolved.value, resolved.pointer))
 
 
-def check_one_of(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_one_of(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     if resolved.value is MISSING:
-        return path, expected, MISSING, f"nothing at {path}"
-    if any(difference(option, resolved.value, resolved.pointer) is None for option in expected):
-        return None
-    return resolved.pointer, expected, resolved.value, f"expected one of {_short(expected, 200)}, found {_short(resolved.value)}"
+        yield path, expected, MISSING, f"nothing at {path}"
+    elif not any(difference(option, resolved.value, resolved.pointer) is None for option in expected):
+        yield (resolved.pointer, expected, resolved.value,
+               f"expected one of {_short(expected, 200)}, found {_short(resolved.value)}")
 
 
-def _collect(resolved: Resolved, expected: object, path: str) -> _Collection | _Result:
+def _collect(resolved: Resolved, expected: object, path: str) -> _Collection | _Found:
     problem = _missing_parent(resolved, expected, path)
     if problem:
         return problem
@@ -420,39 +441,41 @@ def _collect(resolved: Resolved, expected: object, path: str) -> _Collection | _
     return collection
 
 
-def check_identities(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_identities(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
-        return collection
+        yield collection
+        return
     seen: dict[str, _Member] = {}
     for member in collection.members:
         if member.key in seen:
-            return (join_pointer(resolved.pointer, member.token), MISSING, member.label,
-                    f"identity {member.label!r} appears twice")
-        seen[member.key] = member
+            yield (join_pointer(resolved.pointer, member.token), MISSING, member.label,
+                   f"identity {member.label!r} appears twice")
+        seen.setdefault(member.key, member)
     wanted = {collection.by_key(spec): spec for spec in expected}
     missing = [spec for key, spec in wanted.items() if key not in seen]
     unexpected = [member.label for key, member in seen.items() if key not in wanted]
-    if not missing and not unexpected:
-        return None
     parts = []
     if missing:
         parts.append(f"missing {missing}")
     if unexpected:
         parts.append(f"unexpected {unexpected}")
-    return resolved.pointer, expected, [member.label for member in collection.members], "; ".join(parts)
+    if parts:
+        yield resolved.pointer, expected, [member.label for member in collection.members], "; ".join(parts)
 
 
-def check_contains(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_contains(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
-        return collection
+        yield collection
+        return
     for spec in expected:
         key = collection.by_key(spec)
         found = collection.find(key) if key is not None else []
         if not found:
-            return (resolved.pointer, spec, [member.label for member in collection.members],
-                    f"{_spec_label(spec)!r} is not present")
+            yield (resolved.pointer, spec, [member.label for member in collection.members],
+                   f"{_spec_label(spec)!r} is not present")
+            continue
         if not isinstance(spec, dict):
             continue
         # The field that names the identity is not compared verbatim (a text
@@ -464,100 +487,99 @@ def check_contains(expected: list, resolved: Resolved, path: str, files: FileCon
         member = found[0]
         where = join_pointer(resolved.pointer, member.token)
         if not isinstance(member.element, dict):
-            return (where, spec, member.element,
-                    f"{member.label!r} is a plain text here; fields {sorted(fields)} cannot be checked")
-        mismatch = subset_difference(fields, member.element, where)
-        if mismatch:
-            return mismatch.path, mismatch.expected, mismatch.actual, f"{_spec_label(spec)!r}: {mismatch.message}"
-    return None
+            yield (where, spec, member.element,
+                   f"{member.label!r} is a plain text here; fields {sorted(fields)} cannot be checked")
+            continue
+        yield from _as_found(subset_differences(fields, member.element, where), f"{_spec_label(spec)!r}: ")
 
 
-def check_excludes(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_excludes(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
-        return collection
+        yield collection
+        return
     for spec in expected:
         key = collection.by_key(spec)
         for member in collection.find(key) if key is not None else []:
-            return (join_pointer(resolved.pointer, member.token), MISSING, member.element,
-                    f"{_spec_label(spec)!r} must not be present")
-    return None
+            yield (join_pointer(resolved.pointer, member.token), MISSING, member.element,
+                   f"{_spec_label(spec)!r} must not be present")
 
 
-def check_order(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_order(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
-        return collection
+        yield collection
+        return
     actual = collection.members
+    found = f"expected order {expected}, found {[m.label for m in actual]}"
     for index, spec in enumerate(expected):
         if index >= len(actual):
-            return (join_pointer(resolved.pointer, index), spec, MISSING,
-                    f"expected order {expected}, found {[m.label for m in actual]}")
+            yield join_pointer(resolved.pointer, index), spec, MISSING, found
+            return
         if collection.by_key(spec) != actual[index].key:
-            return (join_pointer(resolved.pointer, actual[index].token), spec, actual[index].label,
-                    f"expected order {expected}, found {[m.label for m in actual]}")
+            yield join_pointer(resolved.pointer, actual[index].token), spec, actual[index].label, found
+            return
     if len(actual) > len(expected):
         extra = actual[len(expected)]
-        return (join_pointer(resolved.pointer, extra.token), MISSING, extra.label,
-                f"expected order {expected}, found {[m.label for m in actual]}")
-    return None
+        yield join_pointer(resolved.pointer, extra.token), MISSING, extra.label, found
 
 
-def check_absent(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_absent(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     if expected and resolved.value is not MISSING:
-        return resolved.pointer, MISSING, resolved.value, f"expected nothing at {path}"
+        yield resolved.pointer, MISSING, resolved.value, f"expected nothing at {path}"
     if not expected and resolved.value is MISSING:
-        return path, "something", MISSING, f"expected a value at {path}"
-    return None
+        yield path, "something", MISSING, f"expected a value at {path}"
 
 
-def check_count(expected: int, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_count(expected: int, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     problem = _missing_parent(resolved, expected, path)
     if problem:
-        return problem
+        yield problem
+        return
     value = [] if resolved.value is MISSING else resolved.value
     if not isinstance(value, (list, dict)):
-        return path, expected, value, f"expected a list of {expected}, found {type_name(value)}"
-    if len(value) != expected:
+        yield path, expected, value, f"expected a list of {expected}, found {type_name(value)}"
+    elif len(value) != expected:
         shown = [label(element) for element in value] if isinstance(value, list) else sorted(value)
-        return resolved.pointer, expected, len(value), f"expected {expected} elements, found {len(value)}: {_short(shown, 200)}"
-    return None
+        yield (resolved.pointer, expected, len(value),
+               f"expected {expected} elements, found {len(value)}: {_short(shown, 200)}")
 
 
-def check_matches(expected: dict, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_matches(expected: dict, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     if resolved.value is MISSING:
-        return path, expected, MISSING, f"nothing at {path}"
-    found = subset_difference(expected, resolved.value, resolved.pointer)
-    if found is None:
-        return None
-    return found.path, found.expected, found.actual, found.message
+        yield path, expected, MISSING, f"nothing at {path}"
+        return
+    yield from _as_found(subset_differences(expected, resolved.value, resolved.pointer))
 
 
-def check_stamped(fields: list[str], resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_stamped(fields: list[str], resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     value = resolved.value
     if value is MISSING:
-        return path, fields, MISSING, f"nothing at {path} to check stamps on"
+        yield path, fields, MISSING, f"nothing at {path} to check stamps on"
+        return
     items = [(resolved.pointer, value)] if isinstance(value, dict) else [
         (join_pointer(resolved.pointer, index), item) for index, item in enumerate(value)
     ] if isinstance(value, list) else None
     if items is None:
-        return path, fields, value, f"expected items, found {type_name(value)}"
+        yield path, fields, value, f"expected items, found {type_name(value)}"
+        return
     if not items:
-        return path, fields, [], f"no items at {path} to check stamps on"
+        yield path, fields, [], f"no items at {path} to check stamps on"
+        return
     for where, item in items:
         if not isinstance(item, dict):
-            return where, fields, item, f"expected an item object, found {type_name(item)}"
+            yield where, fields, item, f"expected an item object, found {type_name(item)}"
+            continue
         for name in fields:
             stamp = item.get(name, MISSING)
             at = join_pointer(where, name)
             if stamp is MISSING:
-                return at, name, MISSING, f"{label(item)!r} has no {name!r} stamp"
-            if name in DATE_FIELDS:
+                yield at, name, MISSING, f"{label(item)!r} has no {name!r} stamp"
+            elif name in DATE_FIELDS:
                 if not dates.is_iso8601(stamp):
-                    return at, "an ISO 8601 date-time", stamp, f"{label(item)!r}: {name} is not ISO 8601"
+                    yield at, "an ISO 8601 date-time", stamp, f"{label(item)!r}: {name} is not ISO 8601"
             elif not (isinstance(stamp, str) and stamp.strip()):
-                return at, "a non-empty string", stamp, f"{label(item)!r}: {name} is not a non-empty string"
-    return None
+                yield at, "a non-empty string", stamp, f"{label(item)!r}: {name} is not a non-empty string"
 
 
 def _file_target(path: str, files: FileContext | None) -> tuple[str, str] | str:
@@ -578,47 +600,48 @@ def _text_or_size(data: bytes | None) -> object:
     return text if len(text) <= 400 else text[:397] + "..."
 
 
-def check_unchanged(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_unchanged(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     target = _file_target(path, files)
     if isinstance(target, str):
-        return path, True, MISSING, target
+        yield path, True, MISSING, target
+        return
     holder, relative = target
     original = files.original.get(holder, {}).get(relative)
     if original is None:
-        return path, MISSING, _text_or_size(files.after[holder].get(relative)), f"the input has no file {relative!r}"
+        yield path, MISSING, _text_or_size(files.after[holder].get(relative)), f"the input has no file {relative!r}"
+        return
     now = files.after[holder].get(relative)
-    if now == original:
-        return None
-    message = f"{relative} was deleted" if now is None else f"{relative} was modified"
-    return path, _text_or_size(original), _text_or_size(now), message
+    if now != original:
+        message = f"{relative} was deleted" if now is None else f"{relative} was modified"
+        yield path, _text_or_size(original), _text_or_size(now), message
 
 
-def check_preserved(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Result:
+def check_preserved(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     """`true`: the file's own original bytes; or the bytes named (a STORE file
     content), for a store whose originals were elsewhere (merge_stores `out`)."""
     target = _file_target(path, files)
     if isinstance(target, str):
-        return path, True, MISSING, target
+        yield path, True, MISSING, target
+        return
     holder, relative = target
     if expected is True:
         original = files.original.get(holder, {}).get(relative)
     else:
         original = content_bytes(expected)
     if original is None:
-        return path, MISSING, MISSING, f"the input has no file {relative!r}"
+        yield path, MISSING, MISSING, f"the input has no file {relative!r}"
+        return
     store = files.after[holder]
-    if store.get(relative) == original:
-        return None
+    # The file itself, or a quarantine copy beside it or anywhere in the store.
+    if store.get(relative) == original or any(data == original for data in store.values()):
+        return
     folder = posixpath.dirname(relative)
-    # A quarantine copy beside the file, or anywhere in the store.
-    if any(data == original for data in store.values()):
-        return None
     beside = sorted(name for name in store if posixpath.dirname(name) == folder)
-    return (path, _text_or_size(original), beside,
-            f"the original bytes of {relative} are neither in it nor in any copy in the store (files there: {beside})")
+    yield (path, _text_or_size(original), beside,
+           f"the original bytes of {relative} are neither in it nor in any copy in the store (files there: {beside})")
 
 
-KEYWORDS: dict[str, Callable[[object, Resolved, str, FileContext | None], _Result]] = {
+KEYWORDS: dict[str, Callable[[object, Resolved, str, FileContext | None], _Results]] = {
     "equals": check_equals,
     "one_of": check_one_of,
     "identities": check_identities,

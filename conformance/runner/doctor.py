@@ -1,7 +1,9 @@
 """`memoir-conform doctor`: check an adapter's protocol hygiene before a real run.
 
 Each check watches the raw stdout of the adapter (docs/adapter-protocol.md)
-and, when it fails, says in plain words what to fix. Exit codes: 0 every
+and, when it fails, says in plain words what to fix. After the hygiene
+checks, every op the adapter declares is sent once on a tiny store
+(`conformance.runner.doctor_smoke`). Exit codes: 0 every
 check passed (warnings allowed), 1 some check failed, 2 the adapter could
 not be started or did not answer `describe`.
 """
@@ -43,7 +45,7 @@ from conformance.protocol.process import (
     sandbox_problem,
 )
 from conformance.safe_text import printable
-from conformance.options import add_cli_option, chosen_adapter
+from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
 
 Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
 
@@ -62,6 +64,8 @@ PROTOCOL_OPS = frozenset(op for ops in OPS_FOR_LEVEL.values() for op in ops) | {
 FIX_STDOUT = "write only response lines to stdout and send logs to stderr"
 FIX_FLUSH = "flush stdout after every response line (for example print(..., flush=True) or fflush(stdout))"
 FIX_ANSWER = "read one request line, write exactly one response line, and do not wait for more input first"
+FIX_ONESHOT = ("it exits after its first answer, as a one-shot adapter does: run with --oneshot "
+               "(doctor and run), or keep reading requests until end of input")
 
 
 @dataclass(frozen=True)
@@ -187,12 +191,12 @@ class Probe:
             self.failure_stderr = self.stderr
         return reply
 
-    def quiet(self) -> bytes | None:
-        """A line that arrives on stdout within QUIET_GRACE without being asked for."""
+    def quiet(self, grace: float = QUIET_GRACE) -> bytes | None:
+        """A line that arrives on stdout within `grace` seconds without being asked for."""
         if self.process is None:
             return None
         try:
-            return self.process.read_line(QUIET_GRACE)
+            return self.process.read_line(grace)
         except TimeoutError:
             return None
 
@@ -300,7 +304,7 @@ def check_caps(described: Describe) -> Check:
     return Check("caps", "PASS", ", ".join(f"{name} {described.caps[name]}" for name in KNOWN_CAPS))
 
 
-def _reply_problem(reply: Reply, what: str, timeout: float) -> Check | None:
+def _reply_problem(reply: Reply, what: str, timeout: float, oneshot: bool = False) -> Check | None:
     """A FAIL check named after the stream problem in `reply`, or None."""
     if reply.problem == "late":
         return Check("flushes", "FAIL", f"the answer to {what} arrived only after stdin was closed", FIX_FLUSH)
@@ -308,8 +312,9 @@ def _reply_problem(reply: Reply, what: str, timeout: float) -> Check | None:
         return Check("answers", "FAIL", f"no answer to {what} within {timeout:g} s", FIX_ANSWER)
     if reply.problem == "exited":
         code = "an unknown code" if reply.exit_code is None else f"code {reply.exit_code}"
-        return Check("answers", "FAIL", f"the adapter exited with {code} instead of answering {what}",
-                     "see its stderr below")
+        # In persistent mode a process always answered something (describe) first.
+        fix = (FIX_ONESHOT if reply.exit_code == 0 and not oneshot else "see its stderr below")
+        return Check("answers", "FAIL", f"the adapter exited with {code} instead of answering {what}", fix)
     outcome = reply.outcome
     if isinstance(outcome, AdapterFault) and outcome.kind == "not_json":
         return Check("clean-stdout", "FAIL", f"stdout carried {_shown(reply.line)} instead of the answer to {what}",
@@ -334,7 +339,7 @@ def check_ids(probe: Probe, protocol: int) -> list[Check]:
     checks: list[Check] = []
     for request_id in ECHO_IDS:
         reply = probe.roundtrip(Request(protocol, request_id, "describe", {}))
-        problem = _reply_problem(reply, f"a describe with id {request_id}", probe.timeout)
+        problem = _reply_problem(reply, f"a describe with id {request_id}", probe.timeout, probe.oneshot)
         if problem is not None:
             return [problem] if problem.name == "echoes-ids" else [problem, _not_checked("echoes-ids", problem)]
         if reply.extra_line is not None:
@@ -359,7 +364,7 @@ def check_unknown_op(probe: Probe, protocol: int) -> list[Check]:
     if probe.stalled:
         return [Check("unknown-op", "SKIP", "not checked: the adapter stopped answering")]
     reply = probe.roundtrip(Request(protocol, 31337, UNKNOWN_OP, {}))
-    problem = _reply_problem(reply, f"the unknown op {UNKNOWN_OP!r}", probe.timeout)
+    problem = _reply_problem(reply, f"the unknown op {UNKNOWN_OP!r}", probe.timeout, probe.oneshot)
     if problem is not None:
         return [problem, _not_checked("unknown-op", problem)]
     outcome = reply.outcome
@@ -478,6 +483,9 @@ def run_doctor(
                 checks.append(check_caps(described))
                 checks.extend(check_ids(probe, protocol))
                 checks.extend(check_unknown_op(probe, protocol))
+                from conformance.runner.doctor_smoke import smoke_checks  # it builds on this module
+
+                checks.extend(smoke_checks(probe, described, protocol, scratch))
                 exit_check = check_exit(probe)
                 checks.append(exit_check)
                 if oneshot:
@@ -503,6 +511,9 @@ def run_doctor(
         for line in stderr.strip().splitlines()[-10:]:
             show(f"  | {line}")
     if described is None:
+        hint = missing_paths_hint(command)
+        if hint:
+            show(f"hint: {hint}")
         print("could not start the adapter: fix the first FAIL above, then run doctor again", file=out)
         return 2
     print(f"{len(passed)} passed, {len(failed)} failed, {len(warned)} warnings", file=out)

@@ -34,7 +34,7 @@ from conformance.model import store as model_store
 from conformance.model.identity import text_hash
 from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
-from conformance.runner.checks import CheckFailure, FileContext, difference, evaluate
+from conformance.runner.checks import CheckFailure, FileContext, difference, evaluate_check
 from conformance.runner.implementations import Implementation
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
@@ -71,6 +71,7 @@ class VectorResult:
     stderr_tail: str = ""
     sent: list[dict] = field(default_factory=list)   # [{"op", "args"}], abbreviated, scratch paths masked
     duration: float = 0.0
+    runner_error: bool = False         # an error of the runner itself, not of the adapter
 
 
 class _Stop(Exception):
@@ -153,8 +154,11 @@ def inapplicable(vector: Vector, described: Describe) -> VectorResult | None:
     return None
 
 
-def run_vector(vector: Vector, implementation: Implementation, described: Describe, workdir: Path) -> VectorResult:
-    """Run one vector in a fresh scratch directory under `workdir`."""
+def run_vector(vector: Vector, implementation: Implementation, described: Describe, workdir: Path,
+               keep_scratch: Path | None = None) -> VectorResult:
+    """Run one vector in a fresh scratch directory under `workdir`; with
+    `keep_scratch`, a vector that fails or errors leaves a copy of its
+    scratch directory there (`keep_scratch/<vector id>`)."""
     started = time.monotonic()
     skipped = inapplicable(vector, described)
     if skipped:
@@ -172,21 +176,19 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     scratch = (Path(workdir) / _scratch_name(vector.id)).resolve()
     shutil.rmtree(scratch, ignore_errors=True)
     session = _Session(implementation, scratch)
+    capturing = callable(getattr(implementation, "start_stderr_capture", None))
+    if capturing:
+        implementation.start_stderr_capture()
     try:
-        run = DERIVED_OPS[(expanded.derived, expanded.op)] if expanded.derived else OPS[expanded.op]
-        document, files, failures = run(expanded, session, effective_caps(described.caps))
-        # When the op itself was refused, the checks would only repeat that.
-        if not any(failure.check in REFUSALS for failure in failures):
-            failures = failures + evaluate_checks(expanded, document, files)
-        outcome = FAIL if failures else PASS
-        result = VectorResult(vector.id, outcome, failures)
-    except _Stop as stop:
-        result = VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
-                              na_kind=stop.na_kind)
-    except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
-        result = VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
-                                                       f"{type(error).__name__}: {error}",
-                              stderr_tail=traceback.format_exc()[-4000:])
+        result = _run_in_scratch(expanded, session, described)
+        if capturing:
+            # Every failure shows what the adapter logged while this vector ran
+            # (a runner error keeps the runner's own traceback).
+            captured = implementation.take_stderr_capture()
+            if captured and not result.runner_error:
+                result.stderr_tail = captured
+        if keep_scratch is not None and result.outcome in (FAIL, ERROR):
+            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result.sent = session.sent
@@ -194,14 +196,44 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     return result
 
 
+def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> VectorResult:
+    try:
+        run = DERIVED_OPS[(vector.derived, vector.op)] if vector.derived else OPS[vector.op]
+        document, files, failures = run(vector, session, effective_caps(described.caps))
+        # When the op itself was refused, the checks would only repeat that.
+        if not any(failure.check in REFUSALS for failure in failures):
+            failures = failures + evaluate_checks(vector, document, files)
+        return VectorResult(vector.id, FAIL if failures else PASS, failures)
+    except _Stop as stop:
+        return VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
+                            na_kind=stop.na_kind)
+    except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
+        return VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
+                                                     f"{type(error).__name__}: {error}",
+                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True)
+
+
+def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
+    """Copy a vector's scratch directory (its stores as the adapter left them)
+    to `target`; a merge_sessions vector, which has no store, leaves the two
+    replica texts it sent instead."""
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    if scratch.is_dir():
+        shutil.copytree(scratch, target, dirs_exist_ok=True)
+    if (vector.base or vector).op == "merge_sessions":
+        for side in ("local", "remote"):
+            (target / f"{side}.session.json").write_text(content_text(vector.input[side]), encoding="utf-8",
+                                                         errors="surrogateescape")
+
+
 def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -> list[CheckFailure]:
     """The vector's failed checks, each with the requirements it checks and
     the interpretation it rests on."""
     failures = []
     for check in vector.expect:
-        failure = evaluate(check, document, files)
-        if failure is not None:
-            failures.append(annotated(failure, vector.check_expectation(check)))
+        failures.extend(annotated(failure, vector.check_expectation(check))
+                        for failure in evaluate_check(check, document, files))
     return failures
 
 
@@ -209,8 +241,13 @@ def annotated(failure: CheckFailure, expectation: Expectation) -> CheckFailure:
     return replace(failure, requirements=expectation.requirements, ambiguity=expectation.ambiguity)
 
 
+def safe_name(vector_id: str) -> str:
+    """A vector id as a file name (ids are `[a-z0-9._-]`, derived ones add `~`)."""
+    return "".join(char if char.isalnum() or char in "._-" else "_" for char in vector_id)
+
+
 def _scratch_name(vector_id: str) -> str:
-    return "v-" + "".join(char if char.isalnum() or char in "._-" else "_" for char in vector_id)
+    return "v-" + safe_name(vector_id)
 
 
 # --- reading stores with the reference model -----------------------------------

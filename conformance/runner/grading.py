@@ -217,6 +217,10 @@ class Grade:
     waived_by: str | None                 # the expect-fail file, as the user named it
     verdict: str
     exit_code: int
+    up_to: str | None = None              # `--level`: the levels above it are not graded
+
+    def graded(self, level: str) -> bool:
+        return self.up_to is None or LEVELS.index(level) <= LEVELS.index(self.up_to)
 
 
 def blocks_run(item: GradedVector, result: Grade) -> bool:
@@ -233,7 +237,12 @@ def blocks_run(item: GradedVector, result: Grade) -> bool:
 
 
 def grade(graded: list[GradedVector], spec: str, claimed: str | None, filtered: bool = False,
-          waived_by: str | None = None) -> Grade:
+          waived_by: str | None = None, up_to: str | None = None) -> Grade:
+    """The grade of a run. `up_to` (a run limited with `--level`) grades the
+    levels up to it (they are all that vectors at or below it can show) and
+    judges the claim only that far."""
+    if up_to and claimed and LEVELS.index(claimed) > LEVELS.index(up_to):
+        claimed = up_to
     levels: dict[str, LevelStatus] = {}
     below_earned = below_reached = True
     for rank, level in enumerate(LEVELS):
@@ -268,7 +277,7 @@ def grade(graded: list[GradedVector], spec: str, claimed: str | None, filtered: 
     result = Grade(
         spec=spec, claimed=claimed, earned=highest("earned"),
         reached_if_waived_fixed=highest("reached_if_waived_fixed"), levels=levels, tallies=tallies,
-        counts=counts, filtered=filtered, waived_by=waived_by, verdict="", exit_code=0,
+        counts=counts, filtered=filtered, waived_by=waived_by, verdict="", exit_code=0, up_to=up_to,
     )
     reached = result.reached_if_waived_fixed
     claim_met = filtered or claimed is None or (reached is not None and LEVELS.index(reached) >= LEVELS.index(claimed))
@@ -287,6 +296,8 @@ def level_line(result: Grade, level: str) -> str:
     `Writer: not earned, 2 MUST vectors waived by known-failures.json`."""
     status = result.levels[level]
     name = LEVEL_NAMES[level]
+    if not result.graded(level):
+        return f"{name}: not graded (run limited to --level {result.up_to})"
     if status.earned:
         return f"{name}: earned"
     index = LEVELS.index(level)
@@ -349,6 +360,9 @@ def verdict(result: Grade) -> str:
     reached = result.reached_if_waived_fixed
     if not result.filtered and claimed and (reached is None or LEVELS.index(reached) < LEVELS.index(claimed)):
         parts.append(f"{LEVEL_NAMES[claimed]} claimed, not earned: {_why_not(result)}")
+    above = [LEVEL_NAMES[level] for level in LEVELS if not result.graded(level)]
+    if above and not result.filtered:
+        parts.append(f"{' and '.join(above)} not graded (run limited to --level {result.up_to})")
     parts.append(f"SHOULD {result.tallies[SHOULD].passed}/{result.tallies[SHOULD].total}")
     if result.tallies[ADVISORY].total:
         parts.append(f"advisory {result.tallies[ADVISORY].passed}/{result.tallies[ADVISORY].total}")

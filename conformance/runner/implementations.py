@@ -27,7 +27,7 @@ import conformance
 from conformance import reference
 from conformance.protocol.client import DEFAULT_TIMEOUT, AdapterClient, LateFault
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
-from conformance.protocol.process import AdapterLimits
+from conformance.protocol.process import STDERR_TAIL_BYTES, AdapterLimits
 
 Call = tuple[str, dict]
 
@@ -43,6 +43,10 @@ class Implementation(Protocol):
     def call(self, op: str, args: dict) -> Outcome: ...
 
     def stderr_tail(self) -> str: ...
+
+    def start_stderr_capture(self) -> None: ...
+
+    def take_stderr_capture(self) -> str: ...
 
     def fork(self) -> Implementation: ...
 
@@ -68,6 +72,7 @@ class AdapterImplementation:
         self.mode = "oneshot" if oneshot else "persistent"
         self.scratch_dir = self.client.scratch_dir
         self._described: Describe | None = None
+        self._forks_stderr: list[str] = []   # of the processes call_in_parallel started while capturing
 
     @property
     def protocol(self) -> int | None:
@@ -98,6 +103,13 @@ class AdapterImplementation:
     def stderr_tail(self) -> str:
         return self.client.stderr_tail()
 
+    def start_stderr_capture(self) -> None:
+        self._forks_stderr = []
+        self.client.start_stderr_capture()
+
+    def take_stderr_capture(self) -> str:
+        return "".join([*self._forks_stderr, self.client.take_stderr_capture()])[-STDERR_TAIL_BYTES:]
+
     def fork(self) -> AdapterImplementation:
         return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout,
                                      limits=self.limits)
@@ -106,6 +118,7 @@ class AdapterImplementation:
         """One adapter process per job, all started before any writes."""
         forks = [self.fork() for _ in jobs]
         for fork in forks:
+            fork.start_stderr_capture()
             fork.owner = self.owner
         try:
             for fork in forks:
@@ -129,6 +142,7 @@ class AdapterImplementation:
         finally:
             for fork in forks:
                 fork.close()
+                self._forks_stderr.append(fork.take_stderr_capture())
                 self.client.late_faults.extend(fork.late_faults())
 
     def close(self) -> None:
@@ -163,6 +177,7 @@ class ModelImplementation:
         self.context = reference.Context(machine_id=machine_id or str(uuid.uuid4()), machine_label="memoir-conform")
         self.context.caps.update(caps or {})
         self._last_traceback = ""
+        self._captured: list[str] | None = None
 
     def describe(self) -> Describe:
         return Describe.from_json(reference.describe(caps=self.context.caps))
@@ -174,10 +189,20 @@ class ModelImplementation:
             return ErrorResponse(0, error.kind, error.message)
         except Exception as error:  # noqa: BLE001 - a model bug is reported on its vector, like an adapter crash
             self._last_traceback = traceback.format_exc()
+            if self._captured is not None:
+                self._captured.append(self._last_traceback)
             return AdapterFault("crashed", f"{type(error).__name__}: {error}", self._last_traceback[-4000:])
 
     def stderr_tail(self) -> str:
         return self._last_traceback[-4000:]
+
+    def start_stderr_capture(self) -> None:
+        self._captured = []
+
+    def take_stderr_capture(self) -> str:
+        """The tracebacks of the model's crashes since `start_stderr_capture` (the model writes no stderr)."""
+        captured, self._captured = self._captured or [], None
+        return "".join(captured)[-4000:]
 
     def fork(self) -> ModelImplementation:
         return type(self)(caps=self.context.caps)

@@ -56,6 +56,7 @@ def build(record: RunRecord) -> dict:
             },
             **{name: {"passed": tally.passed, "total": tally.total} for name, tally in grade.tallies.items()},
             "filtered": grade.filtered,
+            "graded_up_to": grade.up_to,
             "verdict": grade.verdict,
             "exit_code": grade.exit_code,
         },
@@ -114,3 +115,17 @@ def write(record: RunRecord, path: Path) -> None:
     # printable() keeps the JSON valid and its data the same (its escapes are JSON's).
     Path(path).write_text(printable(json.dumps(report, indent=2, ensure_ascii=False), multiline=True) + "\n",
                           encoding="utf-8")
+
+
+def read(path: Path) -> dict | str:
+    """A run report read back from `path`, checked against the schema; or why it cannot be used."""
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        return f"{path}: cannot read ({error})"
+    except ValueError as error:
+        return f"{path}: not JSON ({error})"
+    problems = validate(report)
+    if problems:
+        return f"{path}: not a memoir-conform run report (schema/report.schema.json): {problems[0]}"
+    return report

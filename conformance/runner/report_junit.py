@@ -14,14 +14,14 @@ the run fails for a reason no vector carries (a level no vector tests).
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from conformance.runner.checks import to_json_value
-from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector, blocks_run
+from conformance.runner.failure_block import describe_failure, why_no_cost
+from conformance.runner.grading import Grade, GradedVector, blocks_run
+from conformance.runner.requirements import RequirementIndex
 from conformance.runner.run import RunRecord
-from conformance.runner.strength import LABELS, MUST
+from conformance.runner.strength import MUST
 from conformance.safe_text import printable
 
 
@@ -29,36 +29,7 @@ def _section_key(section: str) -> tuple:
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in section.split("."))
 
 
-def failure_text(item: GradedVector) -> str:
-    lines = []
-    for failure, strength in zip(item.result.failures, item.failure_strengths):
-        lines.append(f"at {failure.path or '/'} ({failure.check}; {LABELS[strength]} "
-                     f"{' '.join(failure.requirements)}): {failure.message}")
-        lines.append(f"  expected: {json.dumps(to_json_value(failure.expected), ensure_ascii=False)}")
-        lines.append(f"  actual:   {json.dumps(to_json_value(failure.actual), ensure_ascii=False)}")
-        if failure.note:
-            lines.append(f"  note: {failure.note}")
-    for sent in item.result.sent[:3]:
-        lines.append(f"sent: {sent['op']} {json.dumps(sent['args'], ensure_ascii=False)[:500]}")
-    return "\n".join(lines)
-
-
-def _why_skipped(item: GradedVector, grade: Grade) -> str:
-    """Why a vector that did not pass costs the run nothing."""
-    result = item.result
-    if item.outcome == "xfail":
-        return f"expected failure: {item.expected.reason}"
-    if result.outcome == "not_applicable":
-        return f"not applicable: {result.detail}" + ("" if item.blocks else " (blocks no level)")
-    if item.blocks is None:
-        if result.outcome == "error":
-            return f"adapter error on a vector with no MUST check: {result.detail}"
-        failed = " and ".join(LABELS[name] for name in item.failed_strengths)
-        return f"only {failed} checks failed: no level cost"
-    return f"above the claimed level ({LEVEL_NAMES[grade.claimed]})" if grade.claimed else "no level claimed"
-
-
-def _case(item: GradedVector, grade: Grade) -> ET.Element:
+def _case(item: GradedVector, grade: Grade, requirements: RequirementIndex) -> ET.Element:
     vector, result = item.vector, item.result
     case = ET.Element("testcase", {
         "classname": f"memoir.{vector.level}.{vector.sections[0]}",
@@ -75,9 +46,9 @@ def _case(item: GradedVector, grade: Grade) -> ET.Element:
     if item.outcome == "pass":
         return case
     if not blocks_run(item, grade):
-        element = ET.SubElement(case, "skipped", {"message": _why_skipped(item, grade)})
+        element = ET.SubElement(case, "skipped", {"message": why_no_cost(item, grade)})
         if result.failures:
-            element.text = failure_text(item)
+            element.text = describe_failure(item, requirements)
         return case
     if item.outcome == "xpass":
         element = ET.SubElement(case, "failure", {"message": "listed as an expected failure but passed (xpass)",
@@ -88,14 +59,14 @@ def _case(item: GradedVector, grade: Grade) -> ET.Element:
                                         "type": "StaleExpectation"})
     elif result.outcome == "error":
         element = ET.SubElement(case, "error", {"message": result.detail or "adapter error", "type": "AdapterFault"})
-        element.text = result.stderr_tail
+        element.text = describe_failure(item, requirements)
     elif result.outcome == "not_applicable":
         ET.SubElement(case, "failure", {"message": f"not applicable: {result.detail}", "type": "NotApplicable"})
     else:
         first = next((f for f, s in zip(result.failures, item.failure_strengths) if s == MUST), None)
         message = f"{first.path or '/'}: {first.message}" if first else "failed"
         element = ET.SubElement(case, "failure", {"message": message, "type": "CheckFailure"})
-        element.text = failure_text(item)
+        element.text = describe_failure(item, requirements)
     return case
 
 
@@ -113,7 +84,7 @@ def build(record: RunRecord) -> ET.Element:
     times: dict[str, float] = {}
     for item in record.graded:
         section = item.vector.sections[0]
-        suites.setdefault(section, []).append(_case(item, record.grade))
+        suites.setdefault(section, []).append(_case(item, record.grade, record.requirements))
         times[section] = times.get(section, 0.0) + item.result.duration
     suites["grade"] = [_verdict_case(record.grade)]
     root = ET.Element("testsuites", {"name": f"memoir-conform {record.kit_version} (spec v{record.spec})"})

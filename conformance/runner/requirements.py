@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance import resources
 from conformance.corpus.requirements import Requirement, by_id, load_index, version_key
 
-__all__ = ["Requirement", "RequirementIndex", "load_requirements", "version_key"]
+__all__ = ["Requirement", "RequirementIndex", "index_for", "load_requirements", "version_key"]
 
 
 @dataclass(frozen=True)
@@ -53,3 +54,13 @@ def load_requirements(path: Path) -> RequirementIndex:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         problem = f"{problems[0]}{more}; requirements that cannot be read count as MUST"
     return RequirementIndex(by_id(requirements), problem)
+
+
+def index_for(extra_roots) -> RequirementIndex:
+    """The bundled index, with the requirements.json of each extra vectors directory added."""
+    index = load_requirements(resources.vectors_dir() / "requirements.json")
+    for root in extra_roots:
+        extra = load_requirements(Path(root) / "requirements.json")
+        if extra.by_id:
+            index = RequirementIndex({**index.by_id, **extra.by_id}, index.problem or extra.problem)
+    return index

@@ -121,11 +121,13 @@ def _charge(result: VectorResult, fault: AdapterFault) -> None:
 
 def run_vectors(vectors: list[Vector], primary: Implementation, described: Describe, workdir: Path,
                 jobs: int = 1, on_result: Callable[[VectorResult], None] | None = None, *,
-                give_up_after: int = DEFAULT_GIVE_UP_AFTER, notes: list[str] | None = None) -> list[VectorResult]:
+                give_up_after: int = DEFAULT_GIVE_UP_AFTER, notes: list[str] | None = None,
+                keep_scratch: Path | None = None) -> list[VectorResult]:
     """Run every vector; `primary` is already described. Never raises for an adapter's misbehaviour.
 
     Every worker, `primary` included, is closed at the end. Notes for the
-    report (ops given up) are appended to `notes`.
+    report (ops given up) are appended to `notes`. With `keep_scratch`,
+    failing vectors leave their scratch directories there.
     """
     workdir = Path(workdir)
     workers = [primary] + [primary.fork() for _ in range(max(1, min(jobs, len(vectors))) - 1)]
@@ -160,7 +162,7 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
                 result = VectorResult(vector.id, ERROR, detail=reason)
             else:
                 implementation.owner = vector.id
-                result = run_vector(vector, watched, described, area)
+                result = run_vector(vector, watched, described, area, keep_scratch)
                 strays = watch.take([area, *shared])
                 if strays:
                     _charge(result, AdapterFault(

@@ -25,6 +25,12 @@ class Filters:
     def active(self) -> bool:
         return bool(self.level or self.sections or self.tags or self.pattern)
 
+    @property
+    def narrowed(self) -> bool:
+        """Filters other than `--level`: such a run grades no level. `--level L` alone
+        selects every vector the levels up to L depend on, so those levels are graded."""
+        return bool(self.sections or self.tags or self.pattern)
+
 
 def in_section(vector: Vector, section: str) -> bool:
     return any(own == section or own.startswith(section + ".") for own in vector.sections)

@@ -35,7 +35,7 @@ from jsonschema.exceptions import best_match
 from conformance import resources
 from conformance.model.session import DEFAULT_CAPS
 
-SKIPPED_FILES = ("requirements.json",)
+SKIPPED_FILES = ("requirements.json", "boundaries.json")
 STORES_DIR = "stores"
 # Top-level folders of vectors/ that hold no vector files: golden stores,
 # and the validator's fixtures for the sibling formats (docs/sibling-formats.md).
@@ -183,7 +183,8 @@ def corpus_digest(vectors: Iterable[Vector]) -> str:
 
 def vector_files(root: Path) -> list[Path]:
     """Every vector file under `root`: `**/*.json`, minus the requirement
-    index, the golden stores and the sibling-format fixtures."""
+    index and the boundary-case index, the golden stores and the
+    sibling-format fixtures."""
     found = []
     for path in sorted(root.rglob("*.json")):
         relative = path.relative_to(root)
@@ -311,9 +312,10 @@ def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
     exist, base64 that decodes."""
     for parts, value in _walk(raw["input"], ("input",)):
         if isinstance(value, dict) and "$repeat" in value:
-            problem = _count_problem(value["$repeat"])
-            if problem:
-                yield _json_path(parts + ("$repeat",))[1:], problem
+            for key in ("$repeat", "start"):
+                problem = _count_problem(value[key]) if key in value else None
+                if problem:
+                    yield _json_path(parts + (key,))[1:], problem
         if isinstance(value, dict) and set(value) == {"$base64"} and isinstance(value["$base64"], str):
             try:
                 base64.b64decode(value["$base64"], validate=True)
@@ -331,9 +333,10 @@ def _semantic_problems(raw: dict, root: Path) -> Iterable[tuple[str, str]]:
                 yield f".expect[{index}].count", problem
         for parts, value in _walk(check, ("expect", index)):
             if isinstance(value, dict) and "$repeat" in value:
-                problem = _count_problem(value["$repeat"])
-                if problem:
-                    yield _json_path(parts + ("$repeat",))[1:], problem
+                for key in ("$repeat", "start"):
+                    problem = _count_problem(value[key]) if key in value else None
+                    if problem:
+                        yield _json_path(parts + (key,))[1:], problem
 
 
 def _annotation_problems(raw: dict) -> Iterable[tuple[str, str]]:
@@ -446,6 +449,26 @@ def _substitute(value: object, index: int) -> object:
     return value
 
 
+def repeat_order(count: int, order: str | None = None) -> list[int]:
+    """The indexes 1..count in the order a `$repeat` emits its copies.
+
+    "ascending" (the default) and "descending" are what they say; "shuffled"
+    is fixed: the middle index first, then alternately the lowest and the
+    highest left, so that from four copies on neither the first nor the last
+    copy holds the lowest or the highest index (a list on disk that is
+    sorted neither way, spec 4.1 rotation is by date, never by position).
+    """
+    indexes = list(range(1, count + 1))
+    if order == "descending":
+        return indexes[::-1]
+    if order != "shuffled" or not indexes:
+        return indexes
+    shuffled = [indexes.pop((count - 1) // 2)]
+    while indexes:
+        shuffled.append(indexes.pop(0 if len(shuffled) % 2 else -1))
+    return shuffled
+
+
 def _expand(value: object, caps: dict, parts: tuple) -> object:
     if isinstance(value, dict):
         return {key: _expand(item, caps, parts + (key,)) for key, item in value.items()}
@@ -457,9 +480,12 @@ def _expand(value: object, caps: dict, parts: tuple) -> object:
             count = evaluate_count(element["$repeat"], caps)
             if isinstance(count, str):
                 raise _ExpansionError(_json_path(parts + (position, "$repeat")), count)
+            start = evaluate_count(element.get("start", 1), caps)
+            if isinstance(start, str):
+                raise _ExpansionError(_json_path(parts + (position, "start")), start)
             # Inner repeats are resolved first, so their {i} is their own index.
             item = _expand(element["item"], caps, parts + (position, "item"))
-            expanded.extend(_substitute(item, index) for index in range(1, count + 1))
+            expanded.extend(_substitute(item, start - 1 + index) for index in repeat_order(count, element.get("order")))
         else:
             expanded.append(_expand(element, caps, parts + (position,)))
     return expanded
@@ -472,11 +498,28 @@ class _ExpansionError(Exception):
         self.message = message
 
 
+# Expansions already made, by (vector digest, vectors dir, caps). A mutation run
+# expands every vector once per adapter, all with the same caps, and the schema
+# check of a cap-sized expansion is most of what a vector costs the runner.
+_EXPANSIONS: dict[tuple, Vector | ExpansionProblem] = {}
+_EXPANSIONS_KEPT = 20_000
+
+
 def expand(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
     """The vector with every `$repeat` list and COUNT resolved against `caps`."""
     if vector.base is not None:
         base = expand(vector.base, caps)
         return base if isinstance(base, ExpansionProblem) else replace(vector, input=base.input, base=base)
+    key = (vector.digest, str(vector.root), tuple(sorted(caps.items())))
+    expanded = _EXPANSIONS.get(key)
+    if expanded is None:
+        if len(_EXPANSIONS) >= _EXPANSIONS_KEPT:
+            _EXPANSIONS.clear()
+        expanded = _EXPANSIONS[key] = _expand_vector(vector, caps)
+    return expanded
+
+
+def _expand_vector(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
     try:
         expanded_input = _expand(copy.deepcopy(vector.input), caps, ("input",))
         expanded_expect = []
@@ -540,20 +583,26 @@ def content_text(content: object) -> str:
     return content_bytes(content).decode("utf-8", errors="surrogateescape")
 
 
-def materialise_store(spec: dict | None, root: Path, target: Path) -> dict[str, bytes]:
-    """Write a STORE spec into `target` (created); return relpath -> bytes of
-    every file written, the store's original bytes."""
-    target.mkdir(parents=True, exist_ok=True)
-    written: dict[str, bytes] = {}
+def store_files(spec: dict | None, root: Path) -> dict[str, bytes]:
+    """relpath -> bytes of every file a STORE spec holds: its golden store's,
+    overlaid by its `files`."""
+    files: dict[str, bytes] = {}
     spec = spec or {}
     if "dir" in spec:
         source = root / spec["dir"]
         for path in sorted(source.rglob("*")):
             if path.is_file():
-                relative = path.relative_to(source).as_posix()
-                written[relative] = path.read_bytes()
+                files[path.relative_to(source).as_posix()] = path.read_bytes()
     for relative, content in spec.get("files", {}).items():
-        written[relative] = content_bytes(content)
+        files[relative] = content_bytes(content)
+    return files
+
+
+def materialise_store(spec: dict | None, root: Path, target: Path) -> dict[str, bytes]:
+    """Write a STORE spec into `target` (created); return relpath -> bytes of
+    every file written, the store's original bytes."""
+    target.mkdir(parents=True, exist_ok=True)
+    written = store_files(spec, root)
     for relative, data in written.items():
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)

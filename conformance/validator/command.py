@@ -20,6 +20,7 @@ import os
 import sys
 from typing import Iterator
 
+from conformance import github
 from conformance.validator import rules
 from conformance.validator.core import output
 from conformance.validator.core.findings import Event, FileChecked, NothingToCheck, Rule, StoreFindings
@@ -77,6 +78,7 @@ def register(subparsers) -> None:
     validate.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                           help="colour in human output (auto: only on a terminal, never with NO_COLOR)")
     validate.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    github.add_github_option(validate)
     validate.set_defaults(handler=run_validate)
 
     listing = subparsers.add_parser(
@@ -126,6 +128,10 @@ def run_validate(args: argparse.Namespace) -> int:
         args.color == "auto" and args.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     report = output.make_output(args.format, stream, catalogue=catalogue, color=color,
                                 legacy=args.legacy, strict=args.strict)
+    if github.enabled(args.github):
+        # Annotations share stdout with a human report only; a machine report keeps stdout to itself.
+        report = github.FindingsTee(report, sys.stdout if args.format == "human" or args.output else sys.stderr,
+                                    legacy=args.legacy != "summary")
     stream_events = _all_events(plans, jobs, options)
     try:
         for event in stream_events:

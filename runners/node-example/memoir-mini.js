@@ -913,9 +913,16 @@ function byDate(field) {
   return (a, b) => sortKey(a[field]) - sortKey(b[field]) || compareText(canonical(a), canonical(b));
 }
 
-/** For decisions the purged form outranks any plain copy, whatever the dates (5.3.1). */
+/**
+ * For decisions the purged form outranks any plain copy, whatever the dates
+ * (5.3.1); of copies with equal dates a hidden one wins (AMB-TIE), so that a
+ * winner that inherits the tombstone keeps its rank when merged again (5.4).
+ */
 function decisionOrder(a, b) {
-  return (isPurged(a) ? 1 : 0) - (isPurged(b) ? 1 : 0) || byDate('date')(a, b);
+  return (isPurged(a) ? 1 : 0) - (isPurged(b) ? 1 : 0)
+    || sortKey(a.date) - sortKey(b.date)
+    || (a.hidden === true ? 1 : 0) - (b.hidden === true ? 1 : 0)
+    || compareText(canonical(a), canonical(b));
 }
 
 /** Union by identity, one winner per identity: the greatest copy under `order` (5.2 rules 1, 2). */

@@ -141,8 +141,9 @@ def test_a_bad_configuration_stops_every_command_before_anything_runs(toymemo, c
     assert f"{config}: ops.add_goal.command: unknown placeholder {{txt}}" in err
 
 
-def test_cli_and_adapter_cannot_be_given_together(capsys):
-    assert main(["run", "--cli", "x.toml", "--adapter", "y"]) == 2
+def test_cli_and_adapter_cannot_be_given_together_to_a_one_implementation_command(capsys):
+    # `run` takes both (several implementations, tests/runner/test_matrix.py); `fuzz` drives one.
+    assert main(["fuzz", "--cli", "x.toml", "--adapter", "y"]) == 2
     assert "not allowed with argument" in capsys.readouterr().err
 
 
@@ -176,3 +177,10 @@ def test_init_cli_writes_the_template_once(tmp_path, capsys, monkeypatch):
     assert written.read_text(encoding="utf-8") == "# mine\n"
     code, _, _ = run(capsys, "init", "cli", "other.toml")
     assert code == 0 and (tmp_path / "other.toml").exists()
+
+
+def test_the_pytest_plugin_drives_a_cli_through_its_configuration(toymemo, pytester):
+    result = pytester.runpytest("-p", "no:cacheprovider", "--memoir-cli", str(TOYMEMO_CONFIG),
+                                "-k", "read.golden.canonical or write.hide")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) > 3 and "failed" not in outcomes, result.stdout.str()[-3000:]

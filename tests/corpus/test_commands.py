@@ -105,7 +105,15 @@ def test_new_refuses_bad_arguments(args, words, capsys):
 def test_coverage_text_and_json(capsys):
     assert main(["coverage"]) == 0
     text = capsys.readouterr().out
-    assert "section 5.3.1" in text and text.rstrip().splitlines()[-1].startswith("MUST: ")
+    assert "section 5.3.1" in text and text.rstrip().splitlines()[-2].startswith("MUST: ")
+    assert text.rstrip().splitlines()[-1].startswith("boundary cases: ")
+    assert "boundary cases per MUST requirement" in text and "stored-order" in text
+    assert main(["coverage", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["boundary_gaps"] == []
+    rows = {row["id"]: row for row in report["requirements"]}
+    kinds = {boundary["kind"]: boundary for boundary in rows["S5.2-cap-rotation-oldest-out"]["boundaries"]}
+    assert {"cap-size", "stored-order"} <= set(kinds) and kinds["cap-size"]["levels"] == ["writer", "full"]
     assert main(["coverage", "--json", "--spec", "0.1"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["spec"] == "0.1" and report["gaps"] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conformance.corpus.boundaries import BoundaryIndex, BoundaryKind, index_problems, load_boundaries
 from conformance.corpus.coverage import compute
 from conformance.corpus.requirements import Requirement
 from conformance.runner.vectors import Vector
@@ -21,6 +22,19 @@ def test_every_testable_should_has_a_vector(requirements, corpus):
 
 def test_every_vector_cites_known_requirements(requirements, corpus):
     assert compute(requirements, corpus.vectors).unknown_references == {}
+
+
+def test_boundary_index_classifies_every_testable_must(requirements):
+    index, problems = load_boundaries()
+    assert problems == [] and index is not None
+    assert index_problems(index, requirements) == []
+
+
+def test_every_applicable_boundary_case_has_a_deciding_vector(requirements, corpus):
+    index, _ = load_boundaries()
+    report = compute(requirements, corpus.vectors, boundaries=index)
+    assert report.boundary_gaps() == []
+    assert len(report.boundary_cases()) >= 90
 
 
 def test_corpus_size_and_areas(corpus):
@@ -45,8 +59,8 @@ def _req(rid, keyword="MUST", level="full", since="0.1", testable=True):
                        None if testable else "cannot be observed by the kit at all")
 
 
-def _vec(vid, requirements, ambiguous=False):
-    return Vector(vid, "t", ("5.2",), tuple(requirements), "full", ("ambiguous",) if ambiguous else (),
+def _vec(vid, requirements, ambiguous=False, tags=(), level="full"):
+    return Vector(vid, "t", ("5.2",), tuple(requirements), level, (*tags, *(("ambiguous",) if ambiguous else ())),
                   "AMB-TIE" if ambiguous else None, "merge_sessions", {}, ({"path": "/live", "count": 0},), "d",
                   "f.json", Path("."))
 
@@ -79,3 +93,38 @@ def test_spec_filter_drops_later_requirements_and_vectors_citing_them():
     later = compute(index, vectors, spec="0.1.2")
     assert {row.requirement.id: row.vectors for row in later.rows} == {
         "S5.2-old": ("mixed", "old-only"), "S5.2-new": ("mixed",)}
+
+
+def test_boundary_cases_count_only_deciding_vectors_of_the_kind():
+    index = [_req("S5.2-a"), _req("S5.2-b"), _req("S5.2-c", keyword="SHOULD")]
+    kinds = BoundaryIndex((BoundaryKind("equal-dates", "d"), BoundaryKind("cap-size", "d")),
+                          {"S5.2-a": ("equal-dates", "cap-size"), "S5.2-b": ()})
+    vectors = [_vec("w", ["S5.2-a"], tags=("boundary-cap-size",), level="writer"),
+               _vec("m", ["S5.2-a"], tags=("boundary-cap-size",)),
+               _vec("advisory", ["S5.2-a"], ambiguous=True, tags=("boundary-equal-dates",)),
+               _vec("other", ["S5.2-b"], tags=("boundary-equal-dates",))]
+    report = compute(index, vectors, boundaries=kinds)
+    rows = {row.requirement.id: row for row in report.rows}
+    equal, cap = rows["S5.2-a"].boundaries
+    assert (equal.kind, equal.vectors, equal.covered) == ("equal-dates", (), False)
+    assert (cap.vectors, cap.levels) == (("m", "w"), ("writer", "full"))
+    assert rows["S5.2-b"].boundaries == () and rows["S5.2-c"].boundaries == ()
+    assert report.boundary_gaps() == [("S5.2-a", "equal-dates")]
+    assert report.boundary_line().startswith("boundary cases: 1/2 covered")
+    assert report.to_json()["boundary_gaps"] == ["S5.2-a: equal-dates"]
+    assert index_problems(kinds, index) == []
+    unclassified = index_problems(BoundaryIndex(kinds.kinds, {"S5.2-c": ()}), index)
+    assert [str(p) for p in unclassified] == [
+        "boundaries.json: S5.2-c is not a testable MUST of the requirement index",
+        "boundaries.json: S5.2-a is not classified: list the boundary kinds that apply to it, or []",
+        "boundaries.json: S5.2-b is not classified: list the boundary kinds that apply to it, or []"]
+
+
+def test_a_broken_boundary_index_is_reported_not_raised(tmp_path):
+    path = tmp_path / "boundaries.json"
+    path.write_text('{"kinds": [{"name": "equal-dates", "description": "d"}], "applies": {"S5.2-a": ["nope"]}}')
+    index, problems = load_boundaries(path)
+    assert index.applies == {"S5.2-a": ()} and "unknown kind(s): nope" in str(problems[0])
+    path.write_text("[1]")
+    assert load_boundaries(path)[0] is None
+    assert load_boundaries(tmp_path / "absent.json")[1][0].message.startswith("not found")

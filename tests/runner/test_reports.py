@@ -118,7 +118,7 @@ def test_junit_parses_with_standard_attributes(record, tmp_path):
     failure = cases["b.fail"].find("failure")
     assert failure.get("message").startswith("/live/next_actions:")
     assert "expected:" in failure.text and "actual:" in failure.text
-    assert cases["c.error"].find("error").text.endswith("boom")
+    assert "    | boom" in cases["c.error"].find("error").text
     assert cases["d.na"].find("failure").get("message").startswith("not applicable")
     assert cases["verdict"].find("failure").get("message") == record.grade.verdict
     assert "expected failure" in cases["e.xfail"].find("skipped").get("message")

@@ -15,6 +15,7 @@ from conformance.runner.vectors import (
     expand,
     load_corpus,
     materialise_store,
+    repeat_order,
     timestamp,
     vector_digest,
 )
@@ -136,6 +137,51 @@ def test_repeat_expands_with_caps_index_and_timestamps(vectors_root):
     assert expanded.expect[0]["count"] == 3
     assert expanded.expect[1]["order"] == ["action 001 of 1", "action 002 of 2"]
     assert loaded.digest == vector_digest(raw), "the digest is of the unexpanded vector"
+
+
+def test_repeat_order_descending_and_shuffled(vectors_root):
+    def texts(order):
+        raw = vector(f"t.{order}", input={
+            "local": {"version": 1, "current": {"goals": [
+                {"$repeat": "caps.goals", "order": order, "item": {"text": "g{i}", "set_on": "{ts}"}}]}},
+            "remote": {"version": 1}})
+        goals = expand(_loaded(vectors_root, raw), {**DEFAULT_CAPS, "goals": 6}).input["local"]["current"]["goals"]
+        return [goal["text"] for goal in goals]
+
+    assert texts("ascending") == ["g1", "g2", "g3", "g4", "g5", "g6"]
+    assert texts("descending") == ["g6", "g5", "g4", "g3", "g2", "g1"]
+    shuffled = texts("shuffled")
+    assert sorted(shuffled) == sorted(texts("ascending")) and shuffled[0] not in ("g1", "g6")
+    assert shuffled[-1] not in ("g1", "g6")
+    for count in range(4, 40):
+        order = repeat_order(count, "shuffled")
+        assert sorted(order) == list(range(1, count + 1))
+        assert {order[0], order[-1]}.isdisjoint({1, count}), count
+
+
+def test_repeat_start_shifts_the_index_and_the_timestamp(vectors_root):
+    raw = vector("t.start", input={
+        "local": {"version": 1, "current": {"next_actions": [
+            {"$repeat": "caps.next_actions", "item": {"text": "a{i}", "added": "{ts}"}},
+            {"$repeat": "caps.next_actions", "start": "caps.next_actions+1", "order": "descending",
+             "item": {"text": "a{i}", "added": "{ts}"}}]}},
+        "remote": {"version": 1}},
+        expect=[{"path": "/live/next_actions", "identities": [{"$repeat": "caps.next_actions-1", "start": 2, "item": "a{i}"}]}])
+    expanded = expand(_loaded(vectors_root, raw), {**DEFAULT_CAPS, "next_actions": 3})
+    actions = expanded.input["local"]["current"]["next_actions"]
+    assert [a["text"] for a in actions] == ["a1", "a2", "a3", "a6", "a5", "a4"]
+    assert actions[3]["added"] == timestamp(6)
+    assert expanded.expect[0]["identities"] == ["a2", "a3"]
+
+
+def test_an_expansion_is_made_once_per_caps(vectors_root):
+    raw = vector("t.once", input={
+        "local": {"version": 1, "current": {"goals": [{"$repeat": "caps.goals", "item": {"text": "g{i}"}}]}},
+        "remote": {"version": 1}})
+    loaded = _loaded(vectors_root, raw)
+    small = {**DEFAULT_CAPS, "goals": 2}
+    assert expand(loaded, small) is expand(loaded, dict(small))
+    assert len(expand(loaded, {**DEFAULT_CAPS, "goals": 4}).input["local"]["current"]["goals"]) == 4
 
 
 def test_timestamps_roll_over_hours():

@@ -134,6 +134,8 @@ class RendersHiddenReader(ModelImplementation):
                 decisions = session["current"]["decisions"]
             except (OSError, ValueError, KeyError, TypeError):
                 return outcome
+            if not isinstance(decisions, list):  # a malformed session (vectors/boundary/session-shapes.json)
+                return outcome
             live = outcome.result["session"]["live"]
             live["decisions"] = [d["text"] for d in decisions if isinstance(d, dict) and isinstance(d.get("text"), str)]
         return outcome
