@@ -78,12 +78,14 @@ def model_mutation_command(args) -> int:
     with tempfile.TemporaryDirectory(prefix="memoir-model-mutation-") as scratch:
         project = args.workdir or Path(scratch)
         if not args.no_run:
-            workspace.build(project)
+            workspace.build(project, selection.corpus_digest)
             code = workspace.run_mutmut(project, args.jobs, args.only)
             if code != 0:
                 return _error(f"mutmut exited with {code} (its output is above)")
         if not workspace.has_results(project):
             return _error(f"no mutmut results in {project}")
+        if workspace.results_corpus(project) != selection.corpus_digest:
+            return _error(f"the results in {project} are not of the current corpus: run again without --no-run")
         mutants = [mutant for mutant in outcomes.read_outcomes(project) if outcomes.selected(mutant, args.only)]
         run = report.ModelMutationRun(
             mutants=mutants, explanations=explained,

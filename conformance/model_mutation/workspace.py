@@ -36,6 +36,7 @@ pytest_add_cli_args = ["-p", "no:cacheprovider"]
 use_git_change_detection = false
 """
 FINGERPRINT = ".memoir-fingerprint"
+CORPUS = ".memoir-corpus-digest"   # the corpus the results are of, for --no-run
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "_data")
 
 
@@ -68,7 +69,7 @@ def fingerprint(project: Path) -> str:
     return digest.hexdigest()
 
 
-def build(project: Path) -> None:
+def build(project: Path, corpus_digest: str) -> None:
     """Copy the kit into `project` and configure mutmut there; drop stale results."""
     project.mkdir(parents=True, exist_ok=True)
     for name, source in sources().items():
@@ -82,6 +83,15 @@ def build(project: Path) -> None:
     if not marker.is_file() or marker.read_text(encoding="utf-8") != current:
         shutil.rmtree(project / "mutants", ignore_errors=True)
         marker.write_text(current, encoding="utf-8")
+    (project / CORPUS).write_text(corpus_digest, encoding="utf-8")
+
+
+def results_corpus(project: Path) -> str | None:
+    """The digest of the corpus the results in `project` are of."""
+    try:
+        return (project / CORPUS).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
 
 
 def mutmut_pattern(only: str) -> str:
