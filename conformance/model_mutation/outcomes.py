@@ -32,6 +32,7 @@ _STATUS_BY_EXIT_CODE = {1: KILLED, 3: KILLED, 0: SURVIVED, 5: UNREACHED, 33: UNR
                         24: TIMEOUT, -24: TIMEOUT, 36: TIMEOUT, 152: TIMEOUT, 255: TIMEOUT,
                         -9: CRASH, -11: CRASH, None: NOT_RUN}
 DEAD = (KILLED, TIMEOUT, CRASH)
+CONTEXT = 30  # characters shown on each side of a change
 
 
 def status_of(exit_code: int | None) -> str:
@@ -58,6 +59,29 @@ class ModelMutant:
     def change(self) -> str:
         """The change in one line: `old -> new`."""
         return f"{' / '.join(self.removed) or '(nothing)'} -> {' / '.join(self.added) or '(nothing)'}"
+
+    @property
+    def short_change(self) -> str:
+        """The part that changed with a little context: `...startswith(".") [or -> and] link...`."""
+        old, new = " / ".join(self.removed), " / ".join(self.added)
+        start = 0
+        while start < min(len(old), len(new)) and old[start] == new[start]:
+            start += 1
+        end = 0
+        while end < min(len(old), len(new)) - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+            end += 1
+        # Whole words: `[True -> None]`, not `[Tru -> Non]e`.
+        while start and _word(old[start - 1]):
+            start -= 1
+        while end and _word(old[len(old) - end]):
+            end -= 1
+        before, after = old[max(0, start - CONTEXT):start], old[len(old) - end:][:CONTEXT]
+        return (("..." if start > CONTEXT else "") + f"{before}[{old[start:len(old) - end]} -> "
+                f"{new[start:len(new) - end]}]{after}" + ("..." if end > CONTEXT else ""))
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def selected(mutant: ModelMutant, only: list[str]) -> bool:

@@ -20,7 +20,7 @@ from conformance.model_mutation.outcomes import MODEL_MODULES, NOT_RUN, ModelMut
 # The modules where every survivor must be killed by a vector or explained (issue 12).
 GATED_MODULES = ("merge", "session", "writer", "identity", "dates")
 REGENERATE = "nice -n 10 memoir-conform model-mutation --report reports/model-mutation.md"
-CHANGE_SHOWN = 160
+CHANGE_SHOWN = 120
 
 
 def model_digest(model_dir: Path) -> str:
@@ -144,32 +144,48 @@ def markdown(run: ModelMutationRun) -> str:
         lines += ["## Unexplained survivors", "",
                   f"Each needs a vector that kills it or an explanation (modules that must have none: "
                   f"{', '.join(GATED_MODULES)}).", ""]
-        lines += [f"- `{m.identity}` ({m.status}): `{_cell(m.change)}`" for m in unexplained]
+        lines += [f"- `{m.identity}` ({m.status}): `{_cell(m.short_change)}`" for m in unexplained]
         lines.append("")
     lines += ["## Explained survivors", ""]
     for module in MODEL_MODULES:
         explained = [m for m in run.survivors() if m.module == module and run.explanations.reason(m.identity)]
         if explained:
             lines += [f"### `{module}`", ""]
-            lines += [f"- `{m.identity}` ({KIND_WORDS[run.explanations.kind(m.identity)]}): `{_cell(m.change)}`. "
+            lines += [f"- `{m.identity}` ({KIND_WORDS[run.explanations.kind(m.identity)]}): `{_cell(m.short_change)}`. "
                       f"{run.explanations.reason(m.identity)}" for m in explained]
             lines.append("")
-    lines += ["## Every mutant", ""]
+    lines += ["## Every mutant", "",
+              "By function, each mutant by the digest of its identity and grouped by outcome; the changes "
+              "of the survivors are above.", ""]
     for module in MODEL_MODULES:
-        if not any(m.module == module for m in run.mutants):
-            continue
-        lines += [f"### `{module}`", "", "| mutant | change | outcome |", "|---|---|---|"]
-        lines += [f"| `{m.identity}` | `{_cell(m.change)}` | {outcome(run, m)} |"
-                  for m in run.mutants if m.module == module]
-        lines.append("")
+        functions: dict[str, list[ModelMutant]] = {}
+        for mutant in run.mutants:
+            if mutant.module == module:
+                functions.setdefault(mutant.function, []).append(mutant)
+        if functions:
+            lines += [f"### `{module}`", ""]
+            lines += [function_line(run, module, function, mutants) for function, mutants in functions.items()]
+            lines.append("")
     return "\n".join(lines)
+
+
+def function_line(run: ModelMutationRun, module: str, function: str, mutants: list[ModelMutant]) -> str:
+    by_outcome: dict[str, list[str]] = {}
+    for mutant in mutants:
+        digest = mutant.identity.split(":", 1)[1]
+        by_outcome.setdefault(outcome(run, mutant).strip("*"), []).append(f"`{digest}`")
+    groups = "; ".join(f"{name} ({len(digests)}): {' '.join(digests)}" for name, digests in by_outcome.items())
+    return f"- `{module}.{function}`, {len(mutants)}: {groups}"
 
 
 def console(run: ModelMutationRun) -> str:
     table = tabulate(score_rows(run), headers=SCORE_HEADERS)
     lines = [table.replace("`", ""), ""]
-    for mutant in run.unexplained():
+    for mutant in run.unexplained(GATED_MODULES):
         lines.append(f"unexplained {mutant.status}: {mutant.identity} ({mutant.name}): {mutant.change}")
+    others = len(run.unexplained()) - len(run.unexplained(GATED_MODULES))
+    if others:
+        lines.append(f"{others} unexplained survivor(s) in modules without that goal ({', '.join(m for m in MODEL_MODULES if m not in GATED_MODULES)}): see the report")
     stale = run.stale_explanations()
     if stale:
         lines.append(f"{len(stale)} explanation(s) name no surviving mutant (killed now, or changed): "

@@ -72,6 +72,17 @@ def test_methods_are_named_class_dot_method():
     assert outcomes.function_name("x\u01c1_Reader\u01c1read_value") == "_Reader.read_value"
 
 
+def test_a_change_is_shown_by_the_part_that_changed():
+    mutant = ModelMutant("n", "store", "f", ('if a or link.startswith(".") or link.endswith(".md"):',),
+                         ('if a or link.startswith(".") and link.endswith(".md"):',), "survived")
+    assert mutant.short_change == 'if a or link.startswith(".") [or -> and] link.endswith(".md"):'
+    assert ModelMutant("n", "m", "f", ("x = 1",), (), "killed").short_change == "[x = 1 -> ]"
+    long = ModelMutant("n", "m", "f", ("a" * 40 + " < " + "b" * 40,), ("a" * 40 + " > " + "b" * 40,), "killed")
+    assert long.short_change == "..." + "a" * 29 + " [< -> >] " + "b" * 29 + "..."
+    words = ModelMutant("n", "m", "f", ("sort_keys=True",), ("sort_keys=None",), "survived")
+    assert words.short_change == "sort_keys=[True -> None]"
+
+
 def test_changed_lines_and_selection():
     assert outcomes.changed_lines("def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n") == (
         ("a = 1",), ("a = 2",))
@@ -126,7 +137,8 @@ def test_the_report_scores_each_module_and_names_every_unexplained_survivor():
     assert not run.ok  # the unreached merge mutant is a hole
     text = report.markdown(run)
     assert f"digest `{'c' * 64}`" in text and f"digest `{'m' * 64}`" in text
-    assert "survived: not a MUST" in text and "**unreached, unexplained**" in text
+    assert "survived: not a MUST (1)" in text and "unreached, unexplained (1)" in text
+    assert f"- `merge.f`, 4: killed (1): `{explained[0].identity.split(':')[1]}`" in text
     assert "### `entry`" not in text  # a module without mutants in the run has no section
 
 
