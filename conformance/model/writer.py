@@ -197,6 +197,9 @@ def record_session(
         history = [r for r in history if r.get("session_id") != session_id]
     rows = [row] + [r for r in history if (r.get("date"), r.get("machine_id"), r.get("summary")) != (
         row["date"], row["machine_id"], row["summary"])]
+    # Newest first by date, whatever order the file kept them in, so that the
+    # cap rotates the oldest out (4.1); the sort is stable for equal dates.
+    rows.sort(key=lambda r: dates.sort_key(r.get("date") if isinstance(r, dict) else None), reverse=True)
     session["history"] = rows[: caps["history"]]
     return session, []
 

@@ -464,12 +464,28 @@ def check_identities(expected: list, resolved: Resolved, path: str, files: FileC
         yield resolved.pointer, expected, [member.label for member in collection.members], "; ".join(parts)
 
 
+def _is_row_spec(spec: object) -> bool:
+    """An object naming no identity (no `text`, no `text_hash`): it names the
+    rows that carry its fields, for lists whose items have no identity
+    (history rows, spec 4.1)."""
+    return isinstance(spec, dict) and "text" not in spec and "text_hash" not in spec
+
+
+def _matching_rows(spec: dict, value: object) -> list[int]:
+    rows = value if isinstance(value, list) else []
+    return [index for index, row in enumerate(rows) if next(subset_differences(spec, row, ""), None) is None]
+
+
 def check_contains(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
         yield collection
         return
     for spec in expected:
+        if _is_row_spec(spec) and isinstance(resolved.value, list):
+            if not _matching_rows(spec, resolved.value):
+                yield (resolved.pointer, spec, resolved.value, f"no element has the fields {_short(spec)}")
+            continue
         key = collection.by_key(spec)
         found = collection.find(key) if key is not None else []
         if not found:
@@ -499,6 +515,11 @@ def check_excludes(expected: list, resolved: Resolved, path: str, files: FileCon
         yield collection
         return
     for spec in expected:
+        if _is_row_spec(spec) and isinstance(resolved.value, list):
+            for index in _matching_rows(spec, resolved.value):
+                yield (join_pointer(resolved.pointer, index), MISSING, resolved.value[index],
+                       f"an element with the fields {_short(spec)} must not be present")
+            continue
         key = collection.by_key(spec)
         for member in collection.find(key) if key is not None else []:
             yield (join_pointer(resolved.pointer, member.token), MISSING, member.element,

@@ -866,7 +866,8 @@ function recordSession(session, ctx, args) {
     history = history.filter((r) => r.session_id !== sessionId);
   }
   history = history.filter((r) => !(r.date === row.date && r.machine_id === row.machine_id && r.summary === row.summary));
-  session.history = [row, ...history].slice(0, ctx.caps.history); // newest first, capped
+  // Newest first by date whatever order the file kept (stable for equal dates), then capped (4.1).
+  session.history = [row, ...history].sort((a, b) => sortKey(b.date) - sortKey(a.date)).slice(0, ctx.caps.history);
   return row;
 }
 

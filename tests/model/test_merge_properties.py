@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,9 @@ from conformance.model.session import (
     tombstone_index,
 )
 
-EXAMPLES = settings(max_examples=2000, deadline=None)
+# 500 examples each keeps the default suite quick; MEMOIR_CONFORM_EXAMPLES=5000
+# (or `memoir-conform fuzz --examples N`) searches deeper.
+EXAMPLES = settings(max_examples=int(os.environ.get("MEMOIR_CONFORM_EXAMPLES", "500")), deadline=None)
 ROOMY_CAPS = {name: 1000 for name in ("goals", "next_actions", "parked_actions", "open_questions",
                                        "decisions", "completed_actions", "completed_goals", "history")}
 

@@ -132,6 +132,15 @@ def test_excludes():
     assert failure.path == "/session/current/decisions/1" and failure.check == "excludes"
 
 
+def test_contains_and_excludes_name_rows_without_identity_by_their_fields():
+    assert run({"path": "/session/history", "contains": [{"summary": "a"}, {"summary": "b"}]}) is None
+    failure = run({"path": "/session/history", "contains": [{"summary": "c"}]})
+    assert failure.path == "/session/history" and "no element has the fields" in failure.message
+    assert run({"path": "/session/history", "excludes": [{"summary": "c"}]}) is None
+    failure = run({"path": "/session/history", "excludes": [{"summary": "a"}]})
+    assert failure.path == "/session/history/1" and failure.actual == {"summary": "a"}
+
+
 def test_contains_and_excludes_on_an_object_use_its_keys():
     assert run({"path": "/entries", "contains": ["fact_a"]}) is None
     assert run({"path": "/entries", "excludes": ["fact_b"]}) is None
