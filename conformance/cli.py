@@ -29,6 +29,7 @@ COMMANDS = {
     "vectors": "conformance.corpus.command",
     "coverage": "conformance.corpus.command",
     "mutants": "conformance.mutants.command",
+    "model-mutation": "conformance.model_mutation.command",
     "fuzz": "conformance.fuzz.command",
     "init": "conformance.cli_adapter.command",
     "report": "conformance.site.command",

@@ -37,15 +37,15 @@ def read_entry(link: str, text: str) -> dict:
 
 def read_parsed(link: str, parsed: ParsedEntry) -> dict:
     """`read_entry` for a file already split by `parse_entry_text`."""
-    fields = _copy(parsed.fields)
-    version = fields.get("schema_version")
-    if isinstance(version, int) and not isinstance(version, bool) and version > KNOWN_SCHEMA_VERSION:
+    version = newer_schema_version(parsed.fields)
+    if version is not None:
         # Spec 6: a newer schema is not interpreted at all.
         return {
             "link": link, "status": "quarantined", "type": None, "name": None,
             "fields": {}, "body": None, "links": [],
             "legacy": [f"schema_version {version} is newer than {KNOWN_SCHEMA_VERSION}: not interpreted (spec 6)"],
         }
+    fields = _copy(parsed.fields)
     body = parsed.body
     legacy: list[str] = []
     if not parsed.has_frontmatter:
@@ -76,6 +76,15 @@ def read_parsed(link: str, parsed: ParsedEntry) -> dict:
         "name": entry_name(fields, body, link), "fields": fields, "body": body,
         "links": wikilinks(body), "legacy": legacy,
     }
+
+
+def newer_schema_version(fields: dict) -> int | None:
+    """The entry's `schema_version` when it is newer than this model knows (spec 6), else None.
+    Only an integer above 1 is newer (AMB-LEGACY-PRECEDENCE)."""
+    version = fields.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > KNOWN_SCHEMA_VERSION:
+        return version
+    return None
 
 
 def _copy(value):

@@ -4,13 +4,15 @@ Readers never write (spec 6: a degraded read leaves the original in place).
 Writers run the whole read -> mutate -> write cycle under an exclusive lock
 on `session.json.lock` and replace files atomically (temp file + rename),
 as spec 4.1 requires. An unparseable session is copied to a quarantine file
-before a writer replaces it; a session of a newer version is never written
-over (spec 6: degrade to read-only).
+before a writer replaces it; a session or an entry of a newer version is
+never written over (spec 6: degrade to read-only), and a store merge keeps
+what it cannot read (AMB-FORWARD-MERGE).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -20,7 +22,7 @@ from typing import Iterator
 
 from conformance.model import frontmatter
 from conformance.model.dates import sort_key
-from conformance.model.entry import read_entry
+from conformance.model.entry import newer_schema_version, read_entry
 from conformance.model.merge import merge_session_texts
 from conformance.model.session import DEFAULT_CAPS, load_session_text, render
 from conformance.model.writer import SESSION_OPS, Stamp, WriterError
@@ -38,11 +40,16 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def read_text(path: Path) -> str | None:
+def read_bytes(path: Path) -> bytes | None:
     try:
-        return decode(path.read_bytes())
+        return path.read_bytes()
     except FileNotFoundError:
         return None
+
+
+def read_text(path: Path) -> str | None:
+    data = read_bytes(path)
+    return None if data is None else decode(data)
 
 
 def entry_paths(store: Path) -> list[Path]:
@@ -117,6 +124,14 @@ def quarantine(path: Path, now: str) -> Path:
     return target
 
 
+def keep_beside(path: Path, data: bytes) -> Path:
+    """A quarantine copy of `data` beside `path`, named by its digest: a merge
+    has no clock, and the same bytes kept twice are one copy (AMB-FORWARD-MERGE)."""
+    target = path.with_name(path.name + QUARANTINE_SUFFIX + hashlib.sha256(data).hexdigest()[:12])
+    atomic_write(target, data)
+    return target
+
+
 def session_bytes(session: dict) -> bytes:
     return (json.dumps(session, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -184,6 +199,10 @@ def update_entry(store: Path | str, link: str, set_fields: dict, unset: list[str
             raise WriterError(f"no such entry: {link}") from None
         except UnicodeDecodeError:
             raise WriterError(f"entry is not UTF-8, refusing to rewrite it: {link}") from None
+        version = newer_schema_version(frontmatter.parse_entry_text(text).fields)
+        if version is not None:
+            raise WriterError(f"entry {link} has schema_version {version}, newer than this writer knows: "
+                              "read-only (spec 6)")
         changes = dict(set_fields)
         if "updated" not in changes and "updated" not in unset:
             changes["updated"] = stamp.now
@@ -241,7 +260,12 @@ def _serialize_key(key: str, value: object, newline: str) -> str:
 
 def merge_stores(local: Path | str, remote: Path | str, out: Path | str, caps: dict = DEFAULT_CAPS) -> None:
     """Union of entry files by link name, same name resolved by newest (spec 5.2),
-    a done_at copy winning over the copies it completes (5.3.2); sessions merged."""
+    a done_at copy winning over the copies it completes (5.3.2); sessions merged.
+
+    Nothing this model cannot read is lost (spec 6, AMB-FORWARD-MERGE): an entry
+    copy of a newer schema_version is kept byte for byte instead of any copy
+    it cannot be compared with, and a degraded session.json contributes
+    nothing to the merged one but is kept beside it."""
     local, remote, out = Path(local), Path(remote), Path(out)
     (out / MEMORY_DIR).mkdir(parents=True, exist_ok=True)
     candidates: dict[str, list[bytes]] = {}
@@ -249,11 +273,27 @@ def merge_stores(local: Path | str, remote: Path | str, out: Path | str, caps: d
         for path in entry_paths(store):
             candidates.setdefault(path.name, []).append(path.read_bytes())
     for name, copies in candidates.items():
-        readings = [(read_entry(name[:-3], decode(data))["fields"] or {}, data) for data in copies]
-        atomic_write(out / MEMORY_DIR / name, _newest_entry(readings))
-    texts = [read_text(store / SESSION_FILE) for store in (local, remote)]
+        kept, beside = _merged_entry(name, copies)
+        atomic_write(out / MEMORY_DIR / name, kept)
+        for data in beside:
+            keep_beside(out / MEMORY_DIR / name, data)
+    sessions = [read_bytes(store / SESSION_FILE) for store in (local, remote)]
+    texts = [None if data is None else decode(data) for data in sessions]
     if any(text is not None for text in texts):
         atomic_write(out / SESSION_FILE, session_bytes(merge_session_texts(*texts, caps=caps)))
+        for data, text in zip(sessions, texts):
+            if data is not None and load_session_text(text).status == "degraded":
+                keep_beside(out / SESSION_FILE, data)
+
+
+def _merged_entry(name: str, copies: list[bytes]) -> tuple[bytes, list[bytes]]:
+    """The bytes the merged store holds for one entry file, and the copies kept beside them."""
+    readings = [(read_entry(name[:-3], decode(data)), data) for data in copies]
+    # A newer schema is neither interpreted nor replaced: its dates cannot be compared (spec 6).
+    unreadable = sorted({data for entry, data in readings if entry["status"] == "quarantined"}, reverse=True)
+    if unreadable:
+        return unreadable[0], unreadable[1:]
+    return _newest_entry([(entry["fields"] or {}, data) for entry, data in readings]), []
 
 
 def _newest_entry(readings: list[tuple[dict, bytes]]) -> bytes:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from conformance.model import dates
 from conformance.model.identity import item_key, text_hash
+from conformance.runner.vectors import content_bytes
 
 # Fields compared as ISO 8601 dates by `stamped` (spec 3.3, 4.1).
 DATE_FIELDS = frozenset({
@@ -636,13 +637,18 @@ def check_unchanged(expected: bool, resolved: Resolved, path: str, files: FileCo
         yield path, _text_or_size(original), _text_or_size(now), message
 
 
-def check_preserved(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_preserved(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+    """`true`: the file's own original bytes; or the bytes named (a STORE file
+    content), for a store whose originals were elsewhere (merge_stores `out`)."""
     target = _file_target(path, files)
     if isinstance(target, str):
         yield path, True, MISSING, target
         return
     holder, relative = target
-    original = files.original.get(holder, {}).get(relative)
+    if expected is True:
+        original = files.original.get(holder, {}).get(relative)
+    else:
+        original = content_bytes(expected)
     if original is None:
         yield path, MISSING, MISSING, f"the input has no file {relative!r}"
         return

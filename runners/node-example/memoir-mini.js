@@ -1337,6 +1337,8 @@ function updateEntry(store, link, set, unset) {
     } catch (_) {
       throw new InvalidInput(`entry is not UTF-8, refusing to rewrite it: ${link}`);
     }
+    // Spec 6: editing the keys of a newer schema would be interpreting it; read-only instead.
+    if (readEntry(link, text).status === 'quarantined') throw new InvalidInput(`entry has a newer schema_version, read-only: ${link}`);
     const changes = { ...set };
     if (!has(changes, 'updated') && !unset.includes('updated')) changes.updated = new Date().toISOString();
     writeAtomic(file, editFrontmatter(text, changes, unset));
@@ -1364,11 +1366,31 @@ function newestEntry(copies) {
   }).bytes;
 }
 
+/** Keep `bytes` beside `file` as a quarantine copy named by its digest (a merge reads no clock). */
+function keepBeside(file, bytes) {
+  writeAtomic(`${file}.quarantine-${crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`, bytes);
+}
+
+/**
+ * The copies of one entry file in a store merge: what the merged store holds
+ * at its path, and what it keeps beside it. A copy of a newer schema_version
+ * contributes nothing to the choice (spec 6) but is never lost: it is kept
+ * beside the chosen copy (or at the path when no copy is readable). This is
+ * the other reading AMB-FORWARD-MERGE allows; the reference keeps it in place.
+ */
+function mergedEntry(versions) {
+  const newer = (bytes) => readEntry('x', bytes.toString('utf8')).status === 'quarantined';
+  const readable = versions.filter((bytes) => !newer(bytes));
+  const unreadable = versions.filter(newer).sort(Buffer.compare).reverse();
+  if (!readable.length) return { kept: unreadable[0], beside: unreadable.slice(1) };
+  return { kept: newestEntry(readable), beside: unreadable };
+}
+
 /**
  * Merge two stores into the directory `out` (protocol merge_stores): entry
- * files unioned by link name with newestEntry deciding a clash, and the two
- * session files merged (a degraded one contributes nothing; its original
- * stays in its own store, untouched).
+ * files unioned by link name (mergedEntry, newestEntry deciding a clash),
+ * and the two session files merged. A degraded session contributes nothing;
+ * its bytes are kept beside the merged one (spec 6: preserve the original).
  */
 function mergeStores(local, remote, out, caps = DEFAULT_CAPS) {
   [['local', local], ['remote', remote], ['out', out]].forEach(([name, dir]) => checkDir(dir, name));
@@ -1380,9 +1402,21 @@ function mergeStores(local, remote, out, caps = DEFAULT_CAPS) {
       copies.get(name).push(fs.readFileSync(path.join(store, MEMORY_DIR, name)));
     }
   }
-  for (const [name, versions] of copies) writeAtomic(path.join(out, MEMORY_DIR, name), newestEntry(versions));
-  const texts = [local, remote].map((store) => readIfExists(path.join(store, SESSION_FILE)));
-  if (texts.some((t) => t !== null)) writeAtomic(path.join(out, SESSION_FILE), sessionFileText(mergeSessionTexts(...texts, caps)));
+  for (const [name, versions] of copies) {
+    const file = path.join(out, MEMORY_DIR, name);
+    const { kept, beside } = mergedEntry(versions);
+    writeAtomic(file, kept);
+    beside.forEach((bytes) => keepBeside(file, bytes));
+  }
+  const files = [local, remote].map((store) => path.join(store, SESSION_FILE)).filter((file) => fs.existsSync(file));
+  if (files.length) {
+    const texts = [local, remote].map((store) => readIfExists(path.join(store, SESSION_FILE)));
+    const merged = path.join(out, SESSION_FILE);
+    writeAtomic(merged, sessionFileText(mergeSessionTexts(...texts, caps)));
+    for (const file of files) {
+      if (loadSessionText(readIfExists(file)).status === 'degraded') keepBeside(merged, fs.readFileSync(file));
+    }
+  }
   return {};
 }
 

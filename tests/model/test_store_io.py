@@ -126,3 +126,50 @@ def test_update_entry_replaces_the_first_key_in_place(tmp_path, preamble):
     assert path.read_bytes().decode() == (
         preamble + "---\r\nname: new\r\ntype: fact\r\nupdated: \"2026-05-01T10:00:00.000Z\"\r\n---\r\nbody\r\n"
     )
+
+
+NEWER_ENTRY = b"---\ntype: fact\nname: A\nschema_version: 2\nupdated: 2026-01-01\n---\nnewer\n"
+OLDER_ENTRY = b"---\ntype: fact\nname: A\nupdated: 2026-06-01\n---\nolder, but dated later\n"
+
+
+def test_update_entry_refuses_a_newer_schema_and_leaves_the_bytes(tmp_path):
+    (tmp_path / "memory").mkdir()
+    path = tmp_path / "memory" / "fact_a.md"
+    path.write_bytes(NEWER_ENTRY)
+    with pytest.raises(WriterError, match="newer"):
+        store.update_entry(tmp_path, "fact_a", {"name": "B"}, [], stamp())
+    assert path.read_bytes() == NEWER_ENTRY
+
+
+def _store(root, name, files):
+    for relative, data in files.items():
+        (root / name / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / name / relative).write_bytes(data)
+    return root / name
+
+
+def _files(directory):
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("newer_side", ["local", "remote"])
+def test_merge_stores_keeps_a_newer_schema_copy_in_place(tmp_path, newer_side):
+    sides = {"local": OLDER_ENTRY, "remote": OLDER_ENTRY, newer_side: NEWER_ENTRY}
+    local = _store(tmp_path, "local", {"memory/fact_a.md": sides["local"]})
+    remote = _store(tmp_path, "remote", {"memory/fact_a.md": sides["remote"]})
+    store.merge_stores(local, remote, tmp_path / "out")
+    assert _files(tmp_path / "out") == {"memory/fact_a.md": NEWER_ENTRY}
+
+
+def test_merge_stores_keeps_two_newer_copies_and_each_degraded_session(tmp_path):
+    other = NEWER_ENTRY.replace(b"schema_version: 2", b"schema_version: 3")
+    newer_session = b'{"version": 2, "current": {}}'
+    local = _store(tmp_path, "local", {"memory/fact_a.md": NEWER_ENTRY, "session.json": newer_session})
+    remote = _store(tmp_path, "remote", {"memory/fact_a.md": other, "session.json": b"{broken"})
+    store.merge_stores(local, remote, tmp_path / "out")
+    store.merge_stores(local, remote, tmp_path / "out")  # a second merge keeps one copy of each
+    files = _files(tmp_path / "out")
+    assert files["memory/fact_a.md"] == max(NEWER_ENTRY, other)
+    copies = {name: data for name, data in files.items() if ".quarantine-" in name}
+    assert sorted(copies.values()) == sorted([min(NEWER_ENTRY, other), newer_session, b"{broken"])
+    assert json.loads(files["session.json"])["version"] == 1

@@ -227,6 +227,17 @@ def test_preserved_accepts_the_file_or_a_copy_and_fails_when_the_bytes_are_gone(
     assert failure.actual == ["session.json"]
 
 
+def test_preserved_with_content_looks_for_those_bytes_in_a_store_that_started_empty():
+    newer = {"$text": "---\nschema_version: 2\n---\n"}
+    merged = FileContext({"files": {}}, {"files": {
+        "memory/a.md": b"older copy", "memory/a.md.quarantine-1f2e": b"---\nschema_version: 2\n---\n"}})
+    assert run({"path": "/files/memory/a.md", "preserved": newer}, merged) is None
+    assert run({"path": "/files/session.json", "preserved": {"version": 9}},
+               FileContext({"files": {}}, {"files": {"session.json": b'{\n  "version": 9\n}'}})) is None
+    failure = run({"path": "/files/memory/a.md", "preserved": "gone"}, merged)
+    assert failure.check == "preserved" and failure.expected == "gone"
+
+
 def test_file_checks_need_a_files_path():
     context = FileContext({"files": ORIGINAL}, {"files": dict(ORIGINAL)})
     failure = run({"path": "/session/version", "unchanged": True}, context)
