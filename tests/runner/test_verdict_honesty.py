@@ -12,6 +12,7 @@ store, so the runner-driven concurrency vectors are not run again either.)
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -23,7 +24,8 @@ from conformance.model import entry as model_entry
 from conformance.model import merge as model_merge
 from conformance.model.frontmatter import parse_entry_text
 from conformance.model.identity import item_key
-from conformance.protocol.messages import ErrorResponse
+from conformance.model.store import atomic_write
+from conformance.protocol.messages import ErrorResponse, OkResponse
 from conformance.runner import report_console, report_json, report_junit
 from conformance.runner.execute import required_ops, run_vector
 from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
@@ -269,6 +271,77 @@ def test_quarantining_a_newer_session_then_writing_an_empty_state_earns_full(cor
     assert result.earned == "full", _failing(graded)
     item = next(item for item in graded if item.vector.id == "write.forward.newer-version-session-preserved")
     assert item.failed_strengths == ("advisory",), "only the kit's read-only reading is not followed"
+
+
+class WritesInItsOwnStyle(ModelImplementation):
+    """Writes what the reference writes, in another style the spec allows: session.json compact, keys
+    sorted, non-ASCII escaped, every list but history reversed on each write (only history is ordered, 4.1),
+    the stamps it writes now as ISO 8601 with a +02:00 offset and no fraction (3.2, 4.1), entry values
+    double-quoted on one line (3.1). A verdict on such a writer must not move."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if not isinstance(outcome, OkResponse):
+            return outcome
+        if op in SESSION_OPS:
+            _restyle_session(Path(args["store"]) / "session.json")
+        elif op == "merge_stores":
+            _restyle_session(Path(args["out"]) / "session.json")
+        elif op == "write_entry":
+            _restyle_entry(Path(args["store"]) / "memory" / f"{args['link']}.md")
+        return outcome
+
+
+def _restyle_session(path: Path) -> None:
+    try:
+        session = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(session, dict):
+        session = _restamp(session)
+        for container in (session, session.get("current")):
+            if isinstance(container, dict):
+                for key, value in container.items():
+                    if isinstance(value, list) and key != "history":
+                        container[key] = value[::-1]
+    text = json.dumps(session, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    atomic_write(path, text.encode("ascii"))
+
+
+def _restamp(value):
+    """The stamps written just now (a vector's own dates are far from today) in another ISO 8601 form."""
+    if isinstance(value, dict):
+        return {key: _restamp(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_restamp(item) for item in value]
+    if isinstance(value, str) and value.endswith("Z") and "T" in value:
+        try:
+            when = datetime.fromisoformat(value[:-1] + "+00:00")
+        except ValueError:
+            return value
+        if abs(datetime.now(timezone.utc) - when) < timedelta(hours=1):
+            return when.astimezone(timezone(timedelta(hours=2))).isoformat(timespec="seconds")
+    return value
+
+
+def _restyle_entry(path: Path) -> None:
+    opening, frontmatter, body = path.read_text(encoding="utf-8").split("---\n", 2)
+    assert opening == "", "the model writes frontmatter first"
+    quoted = []
+    for line in frontmatter.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and not line.startswith(" ") and value and not value.startswith(("[", "-")):
+            value = json.dumps(parse_entry_text(f"---\n{line}\n---\n").fields[key], ensure_ascii=False)
+            line = f"{key}: {value}"
+        quoted.append(line)
+    atomic_write(path, ("---\n" + "\n".join(quoted) + "\n---\n" + body).encode("utf-8"))
+
+
+def test_a_writer_in_another_allowed_style_earns_full(corpus, reference_results, tmp_path):
+    changed = (*SESSION_OPS, "write_entry", "merge_stores")
+    graded, result = graded_run(corpus, reference_results, WritesInItsOwnStyle(), changed, tmp_path)
+    assert result.earned == "full", _failing(graded)
+    assert not _failing(graded, "should"), "no style choice costs a SHOULD point either"
 
 
 # --- merges: ties and convergence (spec 5.2, 5.4) --------------------------------------------
