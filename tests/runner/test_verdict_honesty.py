@@ -243,6 +243,62 @@ def test_a_writer_that_readds_a_hidden_decision_visibly_does_not(corpus, referen
     assert result.earned == "reader" and "write.hide.readd-stays-hidden" in _failing(graded)
 
 
+LIVE_LISTS = {"add_goal": "goals", "add_next_action": "next_actions", "add_question": "open_questions",
+              "add_decision": "decisions"}
+
+
+class RefusesAddingWhatIsLive(ModelImplementation):
+    """Refuses an add whose identity is already in its live list (AMB-ADD-LIVE); a parked one it brings back."""
+
+    def call(self, op, args):
+        session = _session(args.get("store", ""))
+        current = session.get("current") if isinstance(session, dict) else None
+        items = current.get(LIVE_LISTS[op]) if op in LIVE_LISTS and isinstance(current, dict) else None
+        if isinstance(items, list) and any(
+                isinstance(item, dict) and isinstance(item.get("text"), str) and not item.get("hidden")
+                and item_key(item) == item_key({"text": args["text"]}) for item in items):
+            return ErrorResponse(0, "invalid_input", "already there")
+        return super().call(op, args)
+
+
+class IgnoresAddingWhatIsLive(RefusesAddingWhatIsLive):
+    """Answers an add whose identity is already live with success and changes nothing."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        refused = isinstance(outcome, ErrorResponse) and outcome.message == "already there"
+        return OkResponse(0, {}) if refused else outcome
+
+
+@pytest.mark.parametrize("implementation", [RefusesAddingWhatIsLive, IgnoresAddingWhatIsLive])
+def test_a_writer_that_refuses_or_ignores_adding_a_live_identity_earns_full(corpus, reference_results, tmp_path,
+                                                                            implementation):
+    graded, result = graded_run(corpus, reference_results, implementation(), list(LIVE_LISTS), tmp_path)
+    assert result.earned == "full", _failing(graded)
+
+
+class DuplicatesWhatIsLive(ModelImplementation):
+    """Appends a second copy of an identity that is already live."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op in LIVE_LISTS and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+            items = session["current"][LIVE_LISTS[op]]
+            same = [item for item in items if item_key(item) == item_key({"text": args["text"]})]
+            if same and not same[0].get("hidden"):
+                items.append(dict(same[0]))
+            path.write_text(json.dumps(session), encoding="utf-8")
+        return outcome
+
+
+def test_a_writer_that_keeps_two_copies_of_one_identity_does_not_earn_writer(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, DuplicatesWhatIsLive(), list(LIVE_LISTS), tmp_path)
+    assert result.earned == "reader"
+    assert "write.duplicate-add.goal-same-text-twice" in _failing(graded)
+
+
 def test_a_writer_that_refuses_purging_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, RefusesPurging(), ["hide_decision"], tmp_path)
     assert result.earned == "full", _failing(graded)
