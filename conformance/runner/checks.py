@@ -342,10 +342,26 @@ def subset_differences(expected: dict, actual: object, path: str) -> Iterator[Di
             if want != []:
                 yield Difference(where, want, MISSING, f"missing field {key!r}")
             continue
-        if isinstance(want, dict):
+        if is_after_matcher(want):
+            yield from _after_differences(want["$after"], actual[key], where)
+        elif isinstance(want, dict):
             yield from subset_differences(want, actual[key], where)
         else:
             yield from differences(want, actual[key], where)
+
+
+def is_after_matcher(value: object) -> bool:
+    """`{"$after": DATE}` in a subset match: a date a writer stamps now, which
+    a vector cannot know, but which must be later than a date it does know."""
+    return isinstance(value, dict) and set(value) == {"$after"}
+
+
+def _after_differences(bound: str, actual: object, path: str) -> Iterator[Difference]:
+    moment = dates.parse_date(actual)
+    if moment is None:
+        yield Difference(path, f"a date later than {bound}", actual, "not an ISO 8601 date")
+    elif dates.sort_key(actual) <= dates.sort_key(bound):
+        yield Difference(path, f"a date later than {bound}", actual, f"not later than {bound}")
 
 
 def subset_difference(expected: dict, actual: object, path: str) -> Difference | None:

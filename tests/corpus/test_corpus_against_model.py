@@ -32,7 +32,7 @@ def test_corpus_loads():
     assert CORPUS.problems == []
 
 
-@pytest.mark.parametrize("vector", _params())
+@pytest.mark.parametrize("vector", list(_params()))
 def test_vector_passes_against_the_reference_model(vector, model, tmp_path):
     implementation, described = model
     result = run_vector(vector, implementation, described, tmp_path)

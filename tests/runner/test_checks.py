@@ -121,6 +121,18 @@ def test_contains_fails_on_a_missing_identity_and_on_a_field():
     assert (failure.expected, failure.actual) == (False, True)
 
 
+def test_contains_after_matches_a_later_date_only():
+    # hidden_at of "Use SQLite" is 2026-01-03 in the document under test
+    assert run({"path": "/session/current/decisions",
+                "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-02T23:59:59Z"}}]}) is None
+    failure = run({"path": "/session/current/decisions",
+                   "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03"}}]})
+    assert failure.path == "/session/current/decisions/0/hidden_at" and "not later than 2026-01-03" in failure.message
+    failure = run({"path": "/session/current/decisions",
+                   "contains": [{"text": "use sqlite", "hidden": {"$after": "2026-01-01"}}]})
+    assert failure is not None and "not an ISO 8601 date" in failure.message
+
+
 def test_contains_fields_on_plain_texts_cannot_be_checked():
     failure = run({"path": "/live/next_actions", "contains": [{"text": "Fix flaky test", "added": "x"}]})
     assert failure.path == "/live/next_actions/1" and "plain text" in failure.message

@@ -12,6 +12,7 @@ store, so the runner-driven concurrency vectors are not run again either.)
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -23,7 +24,8 @@ from conformance.model import entry as model_entry
 from conformance.model import merge as model_merge
 from conformance.model.frontmatter import parse_entry_text
 from conformance.model.identity import item_key
-from conformance.protocol.messages import ErrorResponse
+from conformance.model.store import atomic_write
+from conformance.protocol.messages import ErrorResponse, OkResponse
 from conformance.runner import report_console, report_json, report_junit
 from conformance.runner.execute import required_ops, run_vector
 from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
@@ -241,6 +243,62 @@ def test_a_writer_that_readds_a_hidden_decision_visibly_does_not(corpus, referen
     assert result.earned == "reader" and "write.hide.readd-stays-hidden" in _failing(graded)
 
 
+LIVE_LISTS = {"add_goal": "goals", "add_next_action": "next_actions", "add_question": "open_questions",
+              "add_decision": "decisions"}
+
+
+class RefusesAddingWhatIsLive(ModelImplementation):
+    """Refuses an add whose identity is already in its live list (AMB-ADD-LIVE); a parked one it brings back."""
+
+    def call(self, op, args):
+        session = _session(args.get("store", ""))
+        current = session.get("current") if isinstance(session, dict) else None
+        items = current.get(LIVE_LISTS[op]) if op in LIVE_LISTS and isinstance(current, dict) else None
+        if isinstance(items, list) and any(
+                isinstance(item, dict) and isinstance(item.get("text"), str) and not item.get("hidden")
+                and item_key(item) == item_key({"text": args["text"]}) for item in items):
+            return ErrorResponse(0, "invalid_input", "already there")
+        return super().call(op, args)
+
+
+class IgnoresAddingWhatIsLive(RefusesAddingWhatIsLive):
+    """Answers an add whose identity is already live with success and changes nothing."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        refused = isinstance(outcome, ErrorResponse) and outcome.message == "already there"
+        return OkResponse(0, {}) if refused else outcome
+
+
+@pytest.mark.parametrize("implementation", [RefusesAddingWhatIsLive, IgnoresAddingWhatIsLive])
+def test_a_writer_that_refuses_or_ignores_adding_a_live_identity_earns_full(corpus, reference_results, tmp_path,
+                                                                            implementation):
+    graded, result = graded_run(corpus, reference_results, implementation(), list(LIVE_LISTS), tmp_path)
+    assert result.earned == "full", _failing(graded)
+
+
+class DuplicatesWhatIsLive(ModelImplementation):
+    """Appends a second copy of an identity that is already live."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op in LIVE_LISTS and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+            items = session["current"][LIVE_LISTS[op]]
+            same = [item for item in items if item_key(item) == item_key({"text": args["text"]})]
+            if same and not same[0].get("hidden"):
+                items.append(dict(same[0]))
+            path.write_text(json.dumps(session), encoding="utf-8")
+        return outcome
+
+
+def test_a_writer_that_keeps_two_copies_of_one_identity_does_not_earn_writer(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, DuplicatesWhatIsLive(), list(LIVE_LISTS), tmp_path)
+    assert result.earned == "reader"
+    assert "write.duplicate-add.goal-same-text-twice" in _failing(graded)
+
+
 def test_a_writer_that_refuses_purging_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, RefusesPurging(), ["hide_decision"], tmp_path)
     assert result.earned == "full", _failing(graded)
@@ -269,6 +327,77 @@ def test_quarantining_a_newer_session_then_writing_an_empty_state_earns_full(cor
     assert result.earned == "full", _failing(graded)
     item = next(item for item in graded if item.vector.id == "write.forward.newer-version-session-preserved")
     assert item.failed_strengths == ("advisory",), "only the kit's read-only reading is not followed"
+
+
+class WritesInItsOwnStyle(ModelImplementation):
+    """Writes what the reference writes, in another style the spec allows: session.json compact, keys
+    sorted, non-ASCII escaped, every list but history reversed on each write (only history is ordered, 4.1),
+    the stamps it writes now as ISO 8601 with a +02:00 offset and no fraction (3.2, 4.1), entry values
+    double-quoted on one line (3.1). A verdict on such a writer must not move."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if not isinstance(outcome, OkResponse):
+            return outcome
+        if op in SESSION_OPS:
+            _restyle_session(Path(args["store"]) / "session.json")
+        elif op == "merge_stores":
+            _restyle_session(Path(args["out"]) / "session.json")
+        elif op == "write_entry":
+            _restyle_entry(Path(args["store"]) / "memory" / f"{args['link']}.md")
+        return outcome
+
+
+def _restyle_session(path: Path) -> None:
+    try:
+        session = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(session, dict):
+        session = _restamp(session)
+        for container in (session, session.get("current")):
+            if isinstance(container, dict):
+                for key, value in container.items():
+                    if isinstance(value, list) and key != "history":
+                        container[key] = value[::-1]
+    text = json.dumps(session, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    atomic_write(path, text.encode("ascii"))
+
+
+def _restamp(value):
+    """The stamps written just now (a vector's own dates are far from today) in another ISO 8601 form."""
+    if isinstance(value, dict):
+        return {key: _restamp(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_restamp(item) for item in value]
+    if isinstance(value, str) and value.endswith("Z") and "T" in value:
+        try:
+            when = datetime.fromisoformat(value[:-1] + "+00:00")
+        except ValueError:
+            return value
+        if abs(datetime.now(timezone.utc) - when) < timedelta(hours=1):
+            return when.astimezone(timezone(timedelta(hours=2))).isoformat(timespec="seconds")
+    return value
+
+
+def _restyle_entry(path: Path) -> None:
+    opening, frontmatter, body = path.read_text(encoding="utf-8").split("---\n", 2)
+    assert opening == "", "the model writes frontmatter first"
+    quoted = []
+    for line in frontmatter.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and not line.startswith(" ") and value and not value.startswith(("[", "-")):
+            value = json.dumps(parse_entry_text(f"---\n{line}\n---\n").fields[key], ensure_ascii=False)
+            line = f"{key}: {value}"
+        quoted.append(line)
+    atomic_write(path, ("---\n" + "\n".join(quoted) + "\n---\n" + body).encode("utf-8"))
+
+
+def test_a_writer_in_another_allowed_style_earns_full(corpus, reference_results, tmp_path):
+    changed = (*SESSION_OPS, "write_entry", "merge_stores")
+    graded, result = graded_run(corpus, reference_results, WritesInItsOwnStyle(), changed, tmp_path)
+    assert result.earned == "full", _failing(graded)
+    assert not _failing(graded, "should"), "no style choice costs a SHOULD point either"
 
 
 # --- merges: ties and convergence (spec 5.2, 5.4) --------------------------------------------
