@@ -11,13 +11,15 @@ store, so the runner-driven concurrency vectors are not run again either.)
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from datetime import datetime, timedelta, timezone
 import shutil
 import xml.etree.ElementTree as ET
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML, YAMLError
 
 from conformance import SPEC_VERSION, resources
 from conformance.model import entry as model_entry
@@ -398,6 +400,37 @@ def test_a_writer_in_another_allowed_style_earns_full(corpus, reference_results,
     graded, result = graded_run(corpus, reference_results, WritesInItsOwnStyle(), changed, tmp_path)
     assert result.earned == "full", _failing(graded)
     assert not _failing(graded, "should"), "no style choice costs a SHOULD point either"
+
+
+def _yaml_engine_parse(text):
+    """Frontmatter read by a full YAML 1.2 engine (what most implementations use), the body split as the
+    subset reader splits it; timestamps come back as the engine's own ISO 8601 text."""
+    parsed = parse_entry_text(text)
+    if not parsed.has_frontmatter:
+        return parsed
+    try:
+        data = YAML(typ="safe", pure=True).load("\n".join(parsed.frontmatter_lines))
+    except YAMLError:
+        data = {}  # lines YAML rejects: the entry has no usable fields, so it reads as opaque
+    return dataclasses.replace(parsed, fields=_plain(data) if isinstance(data, dict) else {})
+
+
+def _plain(value):
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def test_a_reader_that_reads_frontmatter_with_a_yaml_engine_earns_full(corpus, reference_results, tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setattr(model_entry, "parse_entry_text", _yaml_engine_parse)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert result.earned == "full", _failing(graded)
+    assert "read.entry.hash-not-comment" in _failing(graded, "advisory"), "the subset reading is the kit's own"
 
 
 # --- merges: ties and convergence (spec 5.2, 5.4) --------------------------------------------
