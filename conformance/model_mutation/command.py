@@ -1,7 +1,6 @@
 """The `model-mutation` subcommand: mutation testing of the reference model with mutmut.
 
-Exit codes: 0 every survivor in merge, session, writer, identity and dates
-is explained as equivalent (or not required by a MUST) in equivalents.json;
+Exit codes: 0 every survivor of every model module is explained as equivalent (or not required by a MUST) in equivalents.json;
 1 a survivor there is unexplained, or a mutant was not run; 2 usage or
 start-up error (mutmut not installed, a broken explanations file, mutmut
 failing before it tested a mutant).

@@ -18,7 +18,6 @@ from conformance.model_mutation.explanations import Explanations
 from conformance.model_mutation.outcomes import MODEL_MODULES, NOT_RUN, ModelMutant
 
 # The modules where every survivor must be killed by a vector or explained (issue 12).
-GATED_MODULES = ("merge", "session", "writer", "identity", "dates")
 REGENERATE = "nice -n 10 memoir-conform model-mutation --report reports/model-mutation.md"
 CHANGE_SHOWN = 120
 
@@ -61,8 +60,8 @@ class ModelMutationRun:
     def survivors(self) -> list[ModelMutant]:
         return [mutant for mutant in self.mutants if not mutant.dead and mutant.status != NOT_RUN]
 
-    def unexplained(self, modules=MODEL_MODULES) -> list[ModelMutant]:
-        return [m for m in self.survivors() if m.module in modules and self.explanations.reason(m.identity) is None]
+    def unexplained(self) -> list[ModelMutant]:
+        return [m for m in self.survivors() if self.explanations.reason(m.identity) is None]
 
     def stale_explanations(self) -> list[str]:
         """Explained identities that are no longer surviving mutants: the file needs pruning."""
@@ -78,7 +77,7 @@ class ModelMutationRun:
 
     @property
     def ok(self) -> bool:
-        return not self.unexplained(GATED_MODULES) and not any(m.status == NOT_RUN for m in self.mutants)
+        return not self.unexplained() and not any(m.status == NOT_RUN for m in self.mutants)
 
 
 def _cell(text: str) -> str:
@@ -142,8 +141,7 @@ def markdown(run: ModelMutationRun) -> str:
     unexplained = run.unexplained()
     if unexplained:
         lines += ["## Unexplained survivors", "",
-                  f"Each needs a vector that kills it or an explanation (modules that must have none: "
-                  f"{', '.join(GATED_MODULES)}).", ""]
+                  "Each needs a vector that kills it or an explanation.", ""]
         lines += [f"- `{m.identity}` ({m.status}): `{_cell(m.short_change)}`" for m in unexplained]
         lines.append("")
     lines += ["## Explained survivors", ""]
@@ -181,11 +179,8 @@ def function_line(run: ModelMutationRun, module: str, function: str, mutants: li
 def console(run: ModelMutationRun) -> str:
     table = tabulate(score_rows(run), headers=SCORE_HEADERS)
     lines = [table.replace("`", ""), ""]
-    for mutant in run.unexplained(GATED_MODULES):
+    for mutant in run.unexplained():
         lines.append(f"unexplained {mutant.status}: {mutant.identity} ({mutant.name}): {mutant.change}")
-    others = len(run.unexplained()) - len(run.unexplained(GATED_MODULES))
-    if others:
-        lines.append(f"{others} unexplained survivor(s) in modules without that goal ({', '.join(m for m in MODEL_MODULES if m not in GATED_MODULES)}): see the report")
     stale = run.stale_explanations()
     if stale:
         lines.append(f"{len(stale)} explanation(s) name no surviving mutant (killed now, or changed): "

@@ -224,3 +224,8 @@ def test_a_rejected_frontmatter_is_not_also_said_to_be_read_by_yaml_readers():
     other_line = FM.format("type: fact\nname: Trailer order: x\ndescription: 2026-08-14 #1131\ncreated: 2026-01-01")
     [comment] = only(other_line, rules.YAML_COMMENT)
     assert "once the frontmatter parses, YAML readers (PyYAML, js-yaml) would take" in comment.message
+
+
+def test_a_preamble_before_a_block_never_closed_counts_its_own_lines():
+    messages = [f.message for f in findings("\n<!-- draft -->\n---\ntype: fact\nname: n\n") if f.rule == rules.PREAMBLE.id]
+    assert len(messages) == 1 and messages[0].startswith("2 lines of blank lines or HTML comments")

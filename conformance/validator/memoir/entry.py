@@ -81,7 +81,8 @@ def _problem_message(problem, parsed: ParsedEntry) -> str:
     token = _QUOTED.search(model)
     token = token.group(1) if token else ""
     if code == "preamble":
-        lines = parsed.frontmatter_start - 1
+        # The reader's count: frontmatter_start is 0 when the block is never closed.
+        lines = int(model.split(" ", 1)[0])
         return (f"{lines} line{'s' if lines != 1 else ''} of blank lines or HTML comments come before the opening "
                 "---, so readers that expect it on the first line see no frontmatter; move the --- to the top")
     if code == "unterminated":
