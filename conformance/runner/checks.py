@@ -342,7 +342,7 @@ def subset_differences(expected: dict, actual: object, path: str) -> Iterator[Di
             if want != []:
                 yield Difference(where, want, MISSING, f"missing field {key!r}")
             continue
-        if is_after_matcher(want):
+        if _is_after_matcher(want):
             yield from _after_differences(want["$after"], actual[key], where)
         elif isinstance(want, dict):
             yield from subset_differences(want, actual[key], where)
@@ -350,7 +350,7 @@ def subset_differences(expected: dict, actual: object, path: str) -> Iterator[Di
             yield from differences(want, actual[key], where)
 
 
-def is_after_matcher(value: object) -> bool:
+def _is_after_matcher(value: object) -> bool:
     """`{"$after": DATE}` in a subset match: a date a writer stamps now, which
     a vector cannot know, but which must be later than a date it does know."""
     return isinstance(value, dict) and set(value) == {"$after"}
