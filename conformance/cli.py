@@ -34,6 +34,7 @@ COMMANDS = {
     "init": "conformance.cli_adapter.command",
     "report": "conformance.site.command",
     "merge-reports": "conformance.runner.merge_reports",
+    "spec-feedback": "conformance.feedback.command",
 }
 EXIT_OUTPUT_CLOSED = 141   # 128 + SIGPIPE, as a shell reports a process that a closed pipe ended
 

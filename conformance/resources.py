@@ -33,6 +33,11 @@ def runners_dir() -> Path:
     return _data_dir("runners")
 
 
+def ambiguities_doc() -> Path:
+    """docs/spec-ambiguities.md: in a source checkout only (a wheel does not ship docs/)."""
+    return vectors_dir().parent / "docs" / "spec-ambiguities.md"
+
+
 @cache
 def load_schema(name: str) -> dict:
     """Load `schema/<name>` (for example ``"vector.schema.json"``)."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from tabulate import tabulate
 
 from conformance import SPEC_VERSION, SPEC_VERSIONS, resources
 from conformance.corpus import coverage as coverage_module
+from conformance.corpus.ambiguities import documented_ambiguities
 from conformance.corpus import readers_from_merges
 from conformance.corpus import scaffold as scaffold_module
 from conformance.corpus import show as show_module
@@ -42,7 +42,6 @@ from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes")
-_AMBIGUITY_HEADING = re.compile(r"^#{2,3}\s+(AMB-[A-Z0-9-]+)\b", re.MULTILINE)
 
 
 def register(subparsers) -> None:
@@ -170,15 +169,6 @@ def _tag_problems(root: Path, index: dict[str, Requirement] | None) -> dict[tupl
             if messages:
                 found[(shown, where)] = messages
     return found
-
-
-def documented_ambiguities() -> set[str] | None:
-    """The AMB-... ids of docs/spec-ambiguities.md, or None where the docs are not installed."""
-    path = resources.vectors_dir().parent / "docs" / "spec-ambiguities.md"
-    try:
-        return set(_AMBIGUITY_HEADING.findall(path.read_text(encoding="utf-8")))
-    except OSError:
-        return None
 
 
 def run_check(args: argparse.Namespace) -> int:

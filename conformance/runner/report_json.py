@@ -125,6 +125,10 @@ def read(path: Path) -> dict | str:
         return f"{path}: cannot read ({error})"
     except ValueError as error:
         return f"{path}: not JSON ({error})"
+    version = report.get("report_version") if isinstance(report, dict) else None
+    if version is not None and version != REPORT_VERSION:
+        return (f"{path}: not a memoir-conform run report this kit reads: report_version {version!r}, this kit "
+                f"reads {REPORT_VERSION} (run `memoir-conform run --json` again with this kit)")
     problems = validate(report)
     if problems:
         return f"{path}: not a memoir-conform run report (schema/report.schema.json): {problems[0]}"
