@@ -47,6 +47,7 @@ FILES_FOLDER = ("files", "memory")
 DERIVED_CHECKS = frozenset({"commutative", "idempotent"})
 NO_REQUIREMENT = "(none)"
 _FAULT_KIND = re.compile(r"adapter fault \(([a-z_]+)\)")
+_GIVEN_UP_OP = re.compile(r"crashed on ([a-z_]+) \d+ times")
 _UNDECLARED_OPS = re.compile(r"does not declare ops? ([a-z_, ]+)$")
 _UNSUPPORTED_OP = re.compile(r"answered ([a-z_]+) with unsupported")
 
@@ -253,9 +254,10 @@ def _errors(vectors: list[dict], by_id: dict[str, dict]) -> list[Group]:
         if base is not None:
             folded.append((base, vector["id"]))
             continue
-        # The op that faulted is the last one sent; a vector given up on sent none.
-        op = vector["sent"][-1]["op"] if vector["sent"] else vector["op"]
         kind = fault_kind(vector["detail"])
+        # The op that faulted is the last one sent; a vector given up on sent none: the op given up on.
+        given_up = _GIVEN_UP_OP.search(vector["detail"] or "") if kind == "not_sent" else None
+        op = given_up.group(1) if given_up else vector["sent"][-1]["op"] if vector["sent"] else vector["op"]
         groups.setdefault((kind, op), Group(kind, op)).details[vector["id"]] = vector["detail"] or ""
     return _with_folded(groups, folded)
 

@@ -167,21 +167,21 @@ def _disagreements(grouping: Grouping, section: Section, context: Context) -> li
     for number, disagreement in enumerate(found, 1):
         if classify(disagreement.key, context.index) == "must":
             broken.setdefault(disagreement.requirement, number)
-        lines += _entry(number, disagreement, section, context, quoted)
-        if classify(disagreement.key, context.index) == "open" and disagreement.requirement in broken:
-            lines[-1:-1] = [f"The implementation also breaks {code(disagreement.requirement)} under every reading "
-                            f"(entry {broken[disagreement.requirement]}): these failures may have that root rather "
-                            "than the open question.", ""]
+        lines += _entry(number, disagreement, section, context, quoted, broken)
     return lines
 
 
 def _entry(number: int, disagreement: Disagreement, section: Section, context: Context,
-           quoted: dict[str, int]) -> list[str]:
-    """One disagreement; a requirement's sentence is quoted at its first entry only (`quoted`)."""
+           quoted: dict[str, int], broken: dict[str, int]) -> list[str]:
+    """One disagreement; a requirement's sentence is quoted at its first entry only (`quoted`), and an
+    open question points to the entry where the same requirement is broken under every reading (`broken`)."""
     rid = disagreement.requirement
     requirement = context.index.get(rid)
     lines = [f"#### {number}. {plain(rid)}: {plain(_class_label(disagreement, context))}", "",
              f"**Looks wrong:** {plain(verdict(disagreement.key, context.index, context.ambiguity_titles))}.", ""]
+    if classify(disagreement.key, context.index) == "open" and rid in broken:
+        lines += [f"The implementation also breaks {code(rid)} under every reading (entry {broken[rid]}): these "
+                  "failures may have that root rather than the open question.", ""]
     if requirement is not None and rid in quoted:
         lines += [f"**Requirement** {code(rid)}: quoted in entry {quoted[rid]}.", ""]
     elif requirement is not None:
