@@ -94,10 +94,11 @@ def render(sections: list[Section], context: Context) -> str:
         "",
         "Made by `memoir-conform spec-feedback` from "
         + (f"{len(sections)} run reports" if len(sections) > 1 else "a run report")
-        + ". Each entry is one distinct cause, however many vectors show it: the requirement it is "
-        "charged to and its sentence, the smallest vector that shows it, what the implementation did, "
-        "and whether the text or the implementation looks wrong (docs/spec-feedback.md says how causes "
-        "are grouped and classified). Requirement sentences are quoted from this kit's requirement index.",
+        + ". Each entry is one disagreement, however many vectors show it: the requirement its failures "
+        "are charged to and its sentence, the causes that show it (check and failing path), the smallest "
+        "vector that shows it, what the implementation did, and whether the text or the implementation "
+        "looks wrong (docs/spec-feedback.md says how failures are grouped and classified). Requirement "
+        "sentences are quoted from this kit's requirement index.",
         "",
     ]
     if len(sections) > 1:
@@ -134,7 +135,7 @@ def _section(number: int | None, section: Section, context: Context) -> list[str
         f"{code(described['spec'])} and claims {', '.join(map(code, described['claims'])) or 'no level'}.",
         f"- Graded by memoir-conform {code(report['kit']['version'])} against spec {code(report['spec'])}: "
         f"{plain(report['grade']['verdict'])}",
-        f"- Vectors: {ran} ran; {counts['pass']} passed, {counts['fail'] + counts['xfail']} failed, "
+        f"- Vectors: {ran} selected; {counts['pass']} passed, {counts['fail'] + counts['xfail']} failed, "
         f"{counts['error']} adapter faults, {counts['not_applicable']} not applicable.",
     ]
     if report["corpus_digest"] != context.corpus_digest:
@@ -163,9 +164,9 @@ def _disagreements(grouping: Grouping, section: Section, context: Context) -> li
                      f"| {len(disagreement.causes)} | {len(disagreement.vectors)} |")
     lines.append("")
     quoted: dict[str, int] = {}
-    broken = {}   # requirement -> the entry where the implementation breaks it under every reading
+    broken = {}   # requirement -> the first entry where it fails under every reading (MUST or SHOULD)
     for number, disagreement in enumerate(found, 1):
-        if classify(disagreement.key, context.index) == "must":
+        if classify(disagreement.key, context.index) in ("must", "should"):
             broken.setdefault(disagreement.requirement, number)
         lines += _entry(number, disagreement, section, context, quoted, broken)
     return lines
@@ -174,13 +175,13 @@ def _disagreements(grouping: Grouping, section: Section, context: Context) -> li
 def _entry(number: int, disagreement: Disagreement, section: Section, context: Context,
            quoted: dict[str, int], broken: dict[str, int]) -> list[str]:
     """One disagreement; a requirement's sentence is quoted at its first entry only (`quoted`), and an
-    open question points to the entry where the same requirement is broken under every reading (`broken`)."""
+    open question points to the entry where the same requirement fails under every reading (`broken`)."""
     rid = disagreement.requirement
     requirement = context.index.get(rid)
     lines = [f"#### {number}. {plain(rid)}: {plain(_class_label(disagreement, context))}", "",
              f"**Looks wrong:** {plain(verdict(disagreement.key, context.index, context.ambiguity_titles))}.", ""]
     if classify(disagreement.key, context.index) == "open" and rid in broken:
-        lines += [f"The implementation also breaks {code(rid)} under every reading (entry {broken[rid]}): these "
+        lines += [f"{code(rid)} also fails under every reading of the text (entry {broken[rid]}): these "
                   "failures may have that root rather than the open question.", ""]
     if requirement is not None and rid in quoted:
         lines += [f"**Requirement** {code(rid)}: quoted in entry {quoted[rid]}.", ""]
