@@ -219,8 +219,8 @@ def group(report: dict) -> Grouping:
 
     return Grouping(
         disagreements=_disagreements(causes.values()),
-        errors=_errors(vectors, by_id),
-        not_applicable=_not_applicable(vectors, by_id),
+        errors=_set_apart(vectors, by_id, "error", fault_reason),
+        not_applicable=_set_apart(vectors, by_id, "not_applicable", not_applicable_reason),
         failing_vectors=len(failing),
     )
 
@@ -244,22 +244,12 @@ def fault_kind(detail: str | None) -> str:
     return found.group(1) if found else "other"
 
 
-def _errors(vectors: list[dict], by_id: dict[str, dict]) -> list[Group]:
-    groups: dict[tuple[str, str], Group] = {}
-    folded: list[tuple[str, str]] = []
-    for vector in vectors:
-        if vector["result"] != "error":
-            continue
-        base = _folded_into(vector, by_id, "error")
-        if base is not None:
-            folded.append((base, vector["id"]))
-            continue
-        kind = fault_kind(vector["detail"])
-        # The op that faulted is the last one sent; a vector given up on sent none: the op given up on.
-        given_up = _GIVEN_UP_OP.search(vector["detail"] or "") if kind == "not_sent" else None
-        op = given_up.group(1) if given_up else vector["sent"][-1]["op"] if vector["sent"] else vector["op"]
-        groups.setdefault((kind, op), Group(kind, op)).details[vector["id"]] = vector["detail"] or ""
-    return _with_folded(groups, folded)
+def fault_reason(vector: dict) -> tuple[str, str]:
+    """The fault kind of an errored vector, and the op that faulted: the last one sent, or for a
+    vector given up on (it sent none), the op given up on."""
+    kind = fault_kind(vector["detail"])
+    given_up = _GIVEN_UP_OP.search(vector["detail"] or "") if kind == "not_sent" else None
+    return kind, given_up.group(1) if given_up else vector["sent"][-1]["op"] if vector["sent"] else vector["op"]
 
 
 def unsupported_ops(vector: dict) -> list[str]:
@@ -272,23 +262,25 @@ def unsupported_ops(vector: dict) -> list[str]:
     return [refused.group(1)] if refused else [vector["op"]]
 
 
-def _not_applicable(vectors: list[dict], by_id: dict[str, dict]) -> list[Group]:
+def not_applicable_reason(vector: dict) -> tuple[str, str]:
+    """Why a vector did not apply (its kind), and for kind `op` the ops not supported."""
+    kind = (vector["not_applicable"] or {}).get("kind", "other")
+    return kind, ", ".join(unsupported_ops(vector)) if kind == "op" else ""
+
+
+def _set_apart(vectors: list[dict], by_id: dict[str, dict], outcome: str, reason) -> list[Group]:
+    """The vectors with `outcome`, grouped by `reason(vector)` -> (kind, subject), derived ones folded."""
     groups: dict[tuple[str, str], Group] = {}
     folded: list[tuple[str, str]] = []
     for vector in vectors:
-        if vector["result"] != "not_applicable":
+        if vector["result"] != outcome:
             continue
-        base = _folded_into(vector, by_id, "not_applicable")
+        base = _folded_into(vector, by_id, outcome)
         if base is not None:
             folded.append((base, vector["id"]))
             continue
-        kind = (vector["not_applicable"] or {}).get("kind", "other")
-        subject = ", ".join(unsupported_ops(vector)) if kind == "op" else ""
+        kind, subject = reason(vector)
         groups.setdefault((kind, subject), Group(kind, subject)).details[vector["id"]] = vector["detail"] or ""
-    return _with_folded(groups, folded)
-
-
-def _with_folded(groups: dict[tuple[str, str], Group], folded: list[tuple[str, str]]) -> list[Group]:
     for base, derived in folded:
         next(group for group in groups.values() if base in group.details).folded.append(derived)
     return [groups[key] for key in sorted(groups)]

@@ -60,14 +60,20 @@ def test_standard_output_with_a_dash(report_files, capsys):
     assert capsys.readouterr().out.startswith("# Spec feedback: ")
 
 
-def test_a_requirement_the_index_lacks_points_nowhere(reports, tmp_path, capsys):
-    report = copy.deepcopy(reports["unknown-current-keys-dropped"])
+def charged_to(requirement: str, report: dict, tmp_path) -> str:
+    """A copy of `report` whose every failure checks `requirement` only, written to a file."""
+    report = copy.deepcopy(report)
     for vector in report["vectors"]:
         for failure in vector["failures"]:
-            failure["requirements"] = ["S5.4-no-such-rule"]
+            failure["requirements"] = [requirement]
     path = tmp_path / "run.json"
     path.write_text(json.dumps(report), encoding="utf-8")
-    assert main(["spec-feedback", str(path), "-o", "-"]) == 0
+    return str(path)
+
+
+def test_a_requirement_the_index_lacks_points_nowhere(reports, tmp_path, capsys):
+    path = charged_to("S5.4-no-such-rule", reports["unknown-current-keys-dropped"], tmp_path)
+    assert main(["spec-feedback", path, "-o", "-"]) == 0
     text = capsys.readouterr().out
     assert "| 1 | the text: points nowhere | `S5.4-no-such-rule` |" in text
     assert "which the requirement index does not have" in text
@@ -75,15 +81,10 @@ def test_a_requirement_the_index_lacks_points_nowhere(reports, tmp_path, capsys)
 
 def test_a_cross_reference_to_a_missing_section_is_shown_with_the_disagreement(reports, tmp_path, capsys):
     # S4.1-items-carry-date-field cites "(the identity key, 4.2)": the spec has no section 4.2.
-    report = copy.deepcopy(reports["unknown-current-keys-dropped"])
-    for vector in report["vectors"]:
-        for failure in vector["failures"]:
-            failure["requirements"] = ["S4.1-items-carry-date-field"]
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps(report), encoding="utf-8")
+    path = charged_to("S4.1-items-carry-date-field", reports["unknown-current-keys-dropped"], tmp_path)
     spec = tmp_path / "spec.md"
     spec.write_text("# The memoir format\n## 4. Session state file\n### 4.1 Shape\n", encoding="utf-8")
-    assert main(["spec-feedback", str(path), "-o", "-", "--spec-text", str(spec)]) == 0
+    assert main(["spec-feedback", path, "-o", "-", "--spec-text", str(spec)]) == 0
     text = capsys.readouterr().out
     assert "cites section 4.2, which points nowhere (the spec has no heading for it)" in text
 
