@@ -3,7 +3,8 @@
 A run report says what was sent, but a store is sent as a path: its files
 are only in the vector. So a vector is measured from the kit's own corpus
 when the corpus holds it unchanged (same id, same digest), expanded with
-the caps the implementation declared, as it ran. A vector the corpus does
+the caps the implementation declared, as it ran (unexpanded when a cap is
+beyond reason). A vector the corpus does
 not hold (another kit's corpus, a user's `--vectors` directory) is
 measured from what the report says was sent, and ranks after every
 vector measured from the corpus, whose sizes it cannot be compared with.
@@ -18,6 +19,8 @@ from conformance.runner.vectors import ExpansionProblem, Vector, canonical_json,
 
 # Input keys holding a STORE spec (a session text, for merge_sessions): counted as files.
 STORE_KEYS = ("store", "local", "remote")
+# Caps above this are not expanded: a report is a file, and its caps could ask for lists of any length.
+LARGEST_EXPANDED_CAP = 10_000
 
 
 @dataclass(frozen=True, order=True)
@@ -34,6 +37,7 @@ class Sizer:
     def __init__(self, corpus: list[Vector], caps: dict):
         self.corpus = {vector.id: vector for vector in corpus}
         self.caps = effective_caps(caps)
+        self.expands = max(self.caps.values(), default=0) <= LARGEST_EXPANDED_CAP
 
     def size(self, reported: dict) -> Size:
         vector = self.corpus.get(reported["id"])
@@ -49,7 +53,7 @@ class Sizer:
         return min(reported, key=lambda vector: (self.size(vector), vector["id"]))
 
     def _measured(self, vector: Vector) -> Size:
-        expanded = expand(vector, self.caps)
+        expanded = expand(vector, self.caps) if self.expands else vector
         source = vector if isinstance(expanded, ExpansionProblem) else expanded
         given = source.input
         contents = [data for files in starting_files(source).values() for data in files.values()]

@@ -113,4 +113,4 @@ def verdict(key: CauseKey, index: RequirementIndex, ambiguity_titles: dict[str, 
     keyword = index.get(key.requirement).keyword
     if kind == "should":
         return f"neither: the implementation departs from a {keyword}, which the text recommends but does not demand"
-    return f"the implementation: it breaks a {keyword} that holds under every reading of the text"
+    return f"the implementation: it breaks a {keyword} requirement, under every reading of the text"
