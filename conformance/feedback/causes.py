@@ -2,8 +2,8 @@
 
 A cause is what one failed check shows, with the vector's own data taken
 out: the requirement it is charged to, the check keyword, the shape of the
-JSON path that failed (list positions, entry links, field names and machine
-ids replaced by placeholders), the strength of the check and, for an
+JSON path that failed (list positions, entry links, field names, machine
+ids and the corpus's unknown `x_` keys replaced by placeholders), the strength of the check and, for an
 advisory one, the interpretation it rests on. Forty vectors that fail for
 one root then make one cause with forty vectors.
 
@@ -42,6 +42,8 @@ STRENGTH_ORDER = ("must", "should", "advisory")
 NAMED_SEGMENTS = {"entries": "<link>", "fields": "<field>", "machines": "<machine>"}
 # /files/memory/<file>: the files of a store's memory folder.
 FILES_FOLDER = ("files", "memory")
+# The corpus names the keys and fields a reader does not know `x_...` (spec 3.2, 5.4): data too.
+UNKNOWN_KEY_PREFIX = "x_"
 # The checks of derived vectors, whose first path segment names which merge of the
 # derived run differed (`ba`, `self`, `with_local`, `with_remote`).
 DERIVED_CHECKS = frozenset({"commutative", "idempotent"})
@@ -135,7 +137,7 @@ class Grouping:
 
 def path_shape(path: str, check: str) -> str:
     """The failing JSON Pointer without the vector's own data: `/entries/fact_a/fields/x_b/0`
-    is `/entries/<link>/fields/<field>/*`."""
+    is `/entries/<link>/fields/<field>/*`, `/session/current/x_focus` is `/session/current/<x_key>`."""
     if not path:
         return ""
     shaped: list[str] = []
@@ -147,6 +149,8 @@ def path_shape(path: str, check: str) -> str:
             shaped.append(NAMED_SEGMENTS[previous])
         elif tuple(shaped[-2:]) == FILES_FOLDER:
             shaped.append("<file>")
+        elif part.startswith(UNKNOWN_KEY_PREFIX):
+            shaped.append("<x_key>")
         else:
             shaped.append(part)
     if check in DERIVED_CHECKS:

@@ -58,6 +58,11 @@ def code(text: str) -> str:
     return f"{fence}{padded}{fence}"
 
 
+def cell(text: str) -> str:
+    """`text` as a code span inside a table cell, where a `|` would end the cell even in a code span."""
+    return code(text).replace("|", "\\|")
+
+
 def plain(text: str) -> str:
     """`text` as Markdown text: printable, with every character Markdown acts on escaped."""
     return _MARKDOWN_ACTIVE.sub(r"\\\1", printable(str(text)))
@@ -160,7 +165,7 @@ def _disagreements(grouping: Grouping, section: Section, context: Context) -> li
              f"{'cause' if causes == 1 else 'causes'}: check and failing path).", "",
              "| # | looks wrong | requirement | causes | vectors |", "|---|---|---|---|---|"]
     for number, disagreement in enumerate(found, 1):
-        lines.append(f"| {number} | {plain(_class_label(disagreement, context))} | {code(disagreement.requirement)} "
+        lines.append(f"| {number} | {plain(_class_label(disagreement, context))} | {cell(disagreement.requirement)} "
                      f"| {len(disagreement.causes)} | {len(disagreement.vectors)} |")
     lines.append("")
     quoted: dict[str, int] = {}
@@ -206,8 +211,8 @@ def _entry(number: int, disagreement: Disagreement, section: Section, context: C
     smallest_of = {id(cause): section.sizer.smallest([by_id[vector_id] for vector_id in cause.vectors])
                    for cause in disagreement.causes}
     lines += ["**Causes** (how the failures show):", "", "| check at | vectors | smallest vector |", "|---|---|---|"]
-    lines += [f"| {code(cause.key.check)} at {code(cause.key.path_shape or '/')} | {len(cause.evidence)} "
-              f"| {code(smallest_of[id(cause)]['id'])} |" for cause in disagreement.causes]
+    lines += [f"| {cell(cause.key.check)} at {cell(cause.key.path_shape or '/')} | {len(cause.evidence)} "
+              f"| {cell(smallest_of[id(cause)]['id'])} |" for cause in disagreement.causes]
     lines.append("")
     smallest = section.sizer.smallest(list(smallest_of.values()))
     return lines + _evidence(smallest, disagreement.evidence(smallest["id"]), section.sizer)
@@ -243,7 +248,7 @@ def _faults(groups: list[Group], section: Section) -> list[str]:
         return lines + ["None: the adapter answered every request it was sent.", ""]
     lines += ["The adapter crashed, hung or broke the protocol on these vectors: they say nothing about the text.",
               "", "| fault | op | vectors |", "|---|---|---|"]
-    lines += [f"| {code(group.kind)} | {code(group.subject)} | {len(group.details)} |" for group in groups]
+    lines += [f"| {cell(group.kind)} | {cell(group.subject)} | {len(group.details)} |" for group in groups]
     lines.append("")
     by_id = {vector["id"]: vector for vector in section.report["vectors"]}
     for group in groups:
@@ -259,7 +264,7 @@ def _not_applicable(groups: list[Group]) -> list[str]:
     if not groups:
         return lines + ["None: every vector applied to the implementation.", ""]
     lines += ["| why | op | vectors |", "|---|---|---|"]
-    lines += [f"| {plain(NA_KINDS.get(group.kind, group.kind))} | {code(group.subject) if group.subject else ''} "
+    lines += [f"| {plain(NA_KINDS.get(group.kind, group.kind))} | {cell(group.subject) if group.subject else ''} "
               f"| {len(group.details)} |" for group in groups]
     lines.append("")
     for group in groups:

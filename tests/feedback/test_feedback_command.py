@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import json
 
 import pytest
@@ -141,3 +142,16 @@ def test_an_unreadable_spec_text_or_unwritable_output_is_exit_2(report_files, tm
 def test_no_report_is_a_usage_error(capsys):
     assert main(["spec-feedback", "-o", "-"]) == 2
     assert "RUN.json" in capsys.readouterr().err
+
+
+def test_text_from_the_report_cannot_break_the_markdown(reports, context):
+    report = copy.deepcopy(reports["unknown-current-keys-dropped"])
+    for vector in report["vectors"]:
+        vector["title"] = "<script>alert(1)</script> **bold** \x1b[31m\nnew line"
+        for failure in vector["failures"]:
+            failure["check"] = "con|tains`"
+            failure["message"] = "```\n# not a heading"
+    text = rendered(report, context)
+    assert "<script>" not in text and "\x1b" not in text and "\n# not a heading" not in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "con" in line]
+    assert rows and all(re.sub(r"\\\|", "", row).count("|") == 4 for row in rows)

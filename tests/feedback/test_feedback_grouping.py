@@ -7,6 +7,8 @@ reference model, mutants of runners/mutants, and small model variants.
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conformance.cli import main
 from conformance.feedback.causes import group
@@ -102,3 +104,19 @@ def test_adapter_faults_and_unsupported_ops_are_set_apart(reports, report_files,
     assert "No disagreements: no vector failed." in text
     assert "| `crashed` | `update_entry` |" in text
     assert "| the implementation does not do the op | `merge_stores` |" in text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_every_failing_vector_is_in_a_disagreement_or_folded_once(reports, data):
+    """Whatever part of a run a report holds (a shard, a filter), no failing vector is lost or counted twice."""
+    report = data.draw(st.sampled_from(["purged-loses", "hidden-not-sticky", "lowercasing"]))
+    vectors = reports[report]["vectors"]
+    kept = data.draw(st.lists(st.sampled_from(vectors), unique_by=lambda vector: vector["id"]))
+    part = {**reports[report], "vectors": kept}
+    grouping = group(part)
+    folded = [vector_id for found in grouping.disagreements for vector_id in found.folded]
+    shown = {vector_id for found in grouping.disagreements for vector_id in found.vectors}
+    assert len(folded) == len(set(folded)) and not shown & set(folded)
+    assert shown | set(folded) == failing(part)
+    assert grouping.failing_vectors == len(failing(part))

@@ -22,6 +22,8 @@ from feedback_helpers import INDEX
     ("/session/machines/0b6f7c1e-4a57/label", "equals", "/session/machines/<machine>/label"),
     ("/files/memory/fact_a.md", "preserved", "/files/memory/<file>"),
     ("/files/session.json", "preserved", "/files/session.json"),
+    ("/session/current/x_focus", "contains", "/session/current/<x_key>"),
+    ("/session/x_theme/colour", "equals", "/session/<x_key>/colour"),
     ("/ba/session/current/goals/1", "commutative", "/<merge>/session/current/goals/*"),
     ("/with_local/session/current/goals/1", "idempotent", "/<merge>/session/current/goals/*"),
 ])
