@@ -33,12 +33,12 @@ DESCRIPTION = """\
 For the spec's authors: where an implementation and the spec text disagree,
 from its run reports (`memoir-conform run --json RUN.json`). Failures are
 grouped by cause (requirement, check, shape of the failing path), not by
-vector, and each cause is classified: a MUST the implementation breaks, a
-SHOULD it does not follow, a rule the text leaves open (an AMB-... of
-docs/spec-ambiguities.md), or a requirement that points nowhere. Adapter
-faults and the vectors that did not apply are listed apart. One section per
-report: give the same implementation's reports at two spec versions to see
-both (docs/spec-feedback.md)."""
+vector; the causes of one requirement make one entry, classified: a MUST
+the implementation breaks, a SHOULD it does not follow, a rule the text
+leaves open (an AMB-... of docs/spec-ambiguities.md), or a requirement that
+points nowhere. Adapter faults and the vectors that did not apply are listed
+apart. One section per report: give the same implementation's reports at
+two spec versions to see both (docs/spec-feedback.md)."""
 
 EPILOG = """\
 exit codes:
