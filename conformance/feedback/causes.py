@@ -3,9 +3,10 @@
 A cause is what one failed check shows, with the vector's own data taken
 out: the requirement it is charged to, the check keyword, the shape of the
 JSON path that failed (list positions, entry links, field names, machine
-ids and the corpus's unknown `x_` keys replaced by placeholders), the strength of the check and, for an
-advisory one, the interpretation it rests on. Forty vectors that fail for
-one root then make one cause with forty vectors.
+ids and the corpus's unknown `x_` keys replaced by placeholders), the
+strength of the check and, for an advisory one, the interpretation it
+rests on. Forty vectors that fail for one root then make one cause with
+forty vectors.
 
 - A check names all the requirements it checks; a cause is charged to one
   of them: the one that the most failing vectors of the report name (ties:
@@ -60,7 +61,7 @@ class CauseKey:
     check: str
     path_shape: str
     strength: str
-    ambiguity: str | None
+    ambiguity: str          # "" when the check rests on no interpretation
 
 
 @dataclass
@@ -94,7 +95,7 @@ class Disagreement:
     @property
     def key(self) -> CauseKey:
         """The key its causes share: requirement, strength and interpretation (check and path left empty)."""
-        return CauseKey(self.requirement, "", "", self.strength, self.ambiguity)
+        return CauseKey(self.requirement, "", "", self.strength, self.ambiguity or "")
 
     @property
     def vectors(self) -> list[str]:
@@ -211,7 +212,7 @@ def group(report: dict) -> Grouping:
             requirements = _requirements(failure, vector)
             charged = max(requirements, key=lambda rid: (named[rid], -requirements.index(rid)))
             key = CauseKey(charged, failure["check"], path_shape(failure["path"], failure["check"]),
-                           failure["strength"], failure.get("ambiguity"))
+                           failure["strength"], failure.get("ambiguity") or "")
             cause = causes.setdefault(key, Cause(key))
             cause.evidence.setdefault(vector["id"], failure)
             cause.also_cites.update(rid for rid in requirements if rid != charged)
@@ -233,7 +234,7 @@ def _disagreements(causes) -> list[Disagreement]:
     """The causes gathered by requirement, strength and interpretation, sorted by those."""
     gathered: dict[tuple, list[Cause]] = {}
     for cause in causes:
-        gathered.setdefault((cause.key.requirement, cause.key.strength, cause.key.ambiguity or ""), []).append(cause)
+        gathered.setdefault((cause.key.requirement, cause.key.strength, cause.key.ambiguity), []).append(cause)
     return [Disagreement(requirement, strength, ambiguity or None,
                          sorted(found, key=lambda cause: (-len(cause.evidence), cause.key)))
             for (requirement, strength, ambiguity), found in sorted(gathered.items())]

@@ -83,7 +83,7 @@ def _ids(ids: list[str]) -> str:
 def _class_label(disagreement: Disagreement, context: Context) -> str:
     kind = classify(disagreement.key, context.index)
     if kind == "open":
-        return f"the text: left open ({disagreement.ambiguity})"
+        return f"the text: left open ({disagreement.ambiguity or 'no interpretation named'})"
     return SHORT[kind]
 
 

@@ -155,3 +155,15 @@ def test_text_from_the_report_cannot_break_the_markdown(reports, context):
     assert "<script>" not in text and "\x1b" not in text and "\n# not a heading" not in text
     rows = [line for line in text.splitlines() if line.startswith("| ") and "con" in line]
     assert rows and all(re.sub(r"\\\|", "", row).count("|") == 4 for row in rows)
+
+
+def test_an_advisory_failure_that_names_no_interpretation_is_still_shown(reports, context):
+    report = copy.deepcopy(reports["lowercasing"])
+    [advisory] = [vector for vector in report["vectors"] if vector["result"] == "fail"]
+    unnamed = {**copy.deepcopy(advisory), "id": advisory["id"] + "-unnamed"}
+    for failure in unnamed["failures"]:
+        del failure["ambiguity"]
+    report["vectors"].append(unnamed)
+    text = rendered(report, context)
+    assert "the text: left open (AMB-CASEFOLD)" in text
+    assert "the text: left open (no interpretation named)" in text

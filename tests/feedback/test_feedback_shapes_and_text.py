@@ -83,10 +83,10 @@ def test_without_spec_text_the_sections_come_from_the_index(tmp_path):
 
 
 @pytest.mark.parametrize("strength, ambiguity, requirement, kind", [
-    ("must", None, "S5.2-newest-wins", "must"),
-    ("should", None, "S3.4-readers-resolve-wikilinks", "should"),
+    ("must", "", "S5.2-newest-wins", "must"),
+    ("should", "", "S3.4-readers-resolve-wikilinks", "should"),
     ("advisory", "AMB-TIE", "S5.2-newest-wins", "open"),
-    ("must", None, "S5.2-no-such-rule", "nowhere"),
+    ("must", "", "S5.2-no-such-rule", "nowhere"),
 ])
 def test_classification_follows_the_strength_of_the_check(strength, ambiguity, requirement, kind):
     assert classify(CauseKey(requirement, "equals", "/x", strength, ambiguity), INDEX) == kind
