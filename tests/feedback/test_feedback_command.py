@@ -52,7 +52,7 @@ def test_several_reports_make_one_section_each_after_an_overview(report_files, t
     assert "2 run report(s)" in capsys.readouterr().out
     text = written.read_text(encoding="utf-8")
     assert "| report | graded at spec | verdict | disagreements |" in text
-    assert "| 1 must |" in text and "| 1 open |" in text
+    assert "| 1 MUST broken |" in text and "| 1 left open |" in text
     assert text.count("\n## 1. ") == 1 and text.count("\n## 2. ") == 1
 
 
