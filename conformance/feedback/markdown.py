@@ -70,6 +70,11 @@ def plain(text: str) -> str:
     return _MARKDOWN_ACTIVE.sub(r"\\\1", printable(str(text)))
 
 
+def counted(number: int, noun: str) -> str:
+    """"1 vector", "2 vectors"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _value(value: object) -> str:
     return "(absent)" if value == ABSENT else value_text(value)
 
@@ -166,9 +171,8 @@ def _section(number: int | None, section: Section, context: Context) -> list[str
 def _disagreements(grouping: Grouping, section: Section, context: Context) -> list[str]:
     found = ordered(grouping.disagreements, context)
     causes = sum(len(disagreement.causes) for disagreement in found)
-    lines = [f"{grouping.failing_vectors} failing vectors show {len(found)} "
-             f"{'disagreement' if len(found) == 1 else 'disagreements'} ({causes} distinct "
-             f"{'cause' if causes == 1 else 'causes'}: check and failing path).", "",
+    lines = [f"{counted(grouping.failing_vectors, 'failing vector')} show {counted(len(found), 'disagreement')} "
+             f"({counted(causes, 'distinct cause')}: check and failing path).", "",
              "| # | looks wrong | requirement | causes | vectors |", "|---|---|---|---|---|"]
     for number, disagreement in enumerate(found, 1):
         lines.append(f"| {number} | {plain(_class_label(disagreement, context))} | {cell(disagreement.requirement)} "
@@ -226,8 +230,7 @@ def _entry(number: int, disagreement: Disagreement, section: Section, context: C
 
 def _evidence(vector: dict, failure: dict, sizer: Sizer) -> list[str]:
     size = sizer.size(vector)
-    measured = (f"{size.steps} {'step' if size.steps == 1 else 'steps'}, {size.files} "
-                f"{'file' if size.files == 1 else 'files'}, {size.bytes} bytes"
+    measured = (f"{counted(size.steps, 'step')}, {counted(size.files, 'file')}, {counted(size.bytes, 'byte')}"
                 + (" sent; the kit's corpus does not hold it" if size.from_sent else ""))
     sent = ", ".join(code(request["op"]) for request in vector["sent"]) or "nothing"
     lines = [f"**Smallest vector:** {code(vector['id'])}, {plain(vector['title'])} ({measured}; "
@@ -259,7 +262,7 @@ def _faults(groups: list[Group], section: Section) -> list[str]:
     by_id = {vector["id"]: vector for vector in section.report["vectors"]}
     for group in groups:
         smallest = section.sizer.smallest([by_id[vector_id] for vector_id in group.vectors])
-        lines += [f"- {code(group.kind)} on {code(group.subject)}, {len(group.details)} vectors: {_ids(group.vectors)}"
+        lines += [f"- {code(group.kind)} on {code(group.subject)}, {counted(len(group.details), 'vector')}: {_ids(group.vectors)}"
                   + (f"; folded in: {_ids(sorted(group.folded))}" if group.folded else ""),
                   f"  - e.g. {code(smallest['id'])}: {code(_cut(group.details[smallest['id']]))}"]
     return lines + [""]
