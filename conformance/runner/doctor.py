@@ -44,6 +44,7 @@ from conformance.protocol.process import (
     resolve_command,
     sandbox_problem,
 )
+from conformance.runner.adapter_files import remove_tree
 from conformance.safe_text import printable
 from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
 
@@ -472,8 +473,10 @@ def run_doctor(
         show(sandbox_check.line())
         return 2
     limits = AdapterLimits(sandbox=sandbox)
-    with tempfile.TemporaryDirectory(prefix="memoir-conform-doctor-") as scratch_name:
-        scratch = Path(scratch_name)
+    # Removed by remove_tree, not TemporaryDirectory: an adapter may leave a tree
+    # too deep for a recursive removal, or take its permissions away.
+    scratch = Path(tempfile.mkdtemp(prefix="memoir-conform-doctor-"))
+    try:
         probe = Probe(argv, scratch, timeout, oneshot, limits)
         try:
             checks, described = check_handshake(probe)
@@ -500,6 +503,8 @@ def run_doctor(
         finally:
             probe.stop()
         stderr = probe.failure_stderr or probe.stderr
+    finally:
+        remove_tree(scratch)
     checks = _without_repeats(checks) + [sandbox_check]
     for check in checks:
         show(check.line())

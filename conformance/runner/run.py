@@ -33,7 +33,7 @@ from typing import Sequence
 from conformance.protocol.messages import AdapterFault, Describe, Outcome
 from conformance.protocol.process import stopping_adapters
 from conformance.runner.containment import StrayWatch, adapter_scratch, nothing
-from conformance.runner.execute import ERROR, VectorResult, required_ops, run_vector
+from conformance.runner.execute import ERROR, VectorResult, required_ops, run_vector, scratch_prefix
 from conformance.runner.grading import Grade, GradedVector
 from conformance.runner.implementations import Call, Implementation
 from conformance.runner.requirements import RequirementIndex
@@ -130,18 +130,27 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
     failing vectors leave their scratch directories there.
     """
     workdir = Path(workdir)
-    workers = [primary] + [primary.fork() for _ in range(max(1, min(jobs, len(vectors))) - 1)]
-    areas = [workdir / f"w{index + 1}" for index in range(len(workers))]
-    # A worker checks its own area (empty between its vectors) and the shared directories.
+    count = max(1, min(jobs, len(vectors)))
+    areas = [workdir / f"w{index + 1}" for index in range(count)]
+    for area in areas:
+        area.mkdir(parents=True, exist_ok=True)
+    # Each worker's adapter may write in its own area only (under --sandbox the others are not even visible).
+    workers = [primary] + [primary.fork(writable=area) for area in areas[1:]]
+    # A worker checks its own area (empty between its vectors) and the shared directories:
+    # the vectors' directory, the adapters' directory and the run's temporary directory around them.
     watch = StrayWatch(workdir.parent)
     watch.watch(workdir, lambda entry: entry.name in {area.name for area in areas})
     shared = [workdir]
     for area, worker in zip(areas, workers):
-        area.mkdir(parents=True, exist_ok=True)
         watch.watch(area, nothing)
         if worker.scratch_dir is not None and Path(worker.scratch_dir).parent not in shared:
             shared.append(Path(worker.scratch_dir).parent)
             watch.watch(shared[-1], adapter_scratch)
+    # The run's own temporary directory, when it holds only these: nothing else may appear in it.
+    if all(path.parent == workdir.parent for path in shared):
+        inside_root = {path.name for path in shared}
+        shared.append(workdir.parent)
+        watch.watch(workdir.parent, lambda entry: entry.name in inside_root)
     give_up = GiveUp(give_up_after)
     pending: queue.Queue[Vector] = queue.Queue()
     for vector in vectors:
@@ -163,6 +172,8 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
             else:
                 implementation.owner = vector.id
                 result = run_vector(vector, watched, described, area, keep_scratch)
+                # A scratch directory the adapter made unremovable was charged by run_vector already.
+                watch.excuse(area, scratch_prefix(vector.id))
                 strays = watch.take([area, *shared])
                 if strays:
                     _charge(result, AdapterFault(
@@ -198,8 +209,12 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
         for late in worker.late_faults():
             if late.owner in results:
                 _charge(results[late.owner], late.fault)
+    restarts = sum(getattr(worker, "restarts", 0) for worker in workers)
     if notes is not None:
         notes.extend(give_up.notes())
+        if restarts:
+            notes.append(f"the adapter was restarted {restarts} time(s) after a fault "
+                         "(docs/adapter-protocol.md, \"Restart behaviour\")")
     return sorted(results.values(), key=lambda result: result.id)
 
 
