@@ -23,7 +23,7 @@ from conformance.resources import runners_dir
 pytest_plugins = ("pytester",)
 
 FAKE_ADAPTER = runners_dir() / "fake" / "adapter.py"
-FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE")
+FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE", "LINK_TO")
 
 
 @pytest.fixture

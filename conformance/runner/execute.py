@@ -305,8 +305,11 @@ def store_document(store: Path) -> dict:
     if raw_text is not None:
         try:
             document["session"] = json.loads(raw_text)
-        except (ValueError, RecursionError):
+        except ValueError:
             pass  # the status says it: degraded
+        except RecursionError:
+            raise _Stop(ERROR, f"the adapter wrote {store.name}/{model_store.SESSION_FILE} nested too deeply "
+                               "for the runner to parse (JSON perhaps, but deeper than any session)") from None
     read = model_store.store_from_bytes(model_store.entry_files(files), raw)
     document["entries"] = _entries_by_link(read["entries"])
     document["files"] = file_texts(files)
