@@ -27,6 +27,19 @@ FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "P
 
 
 @pytest.fixture
+def sandbox() -> None:
+    """Skip where `--sandbox` cannot work, saying why; with MEMOIR_CONFORM_REQUIRE_SANDBOX=1
+    (`.ci/run` as root, where bubblewrap is installed) fail instead: there the sandbox tests must run."""
+    from conformance.protocol.process import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem and os.environ.get("MEMOIR_CONFORM_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"the sandbox tests must run here, but: {problem}")
+    if problem:
+        pytest.skip(f"no sandbox here: {problem}")
+
+
+@pytest.fixture
 def fake_command() -> list[str]:
     """The fake adapter as an argv; choose faults with the fake_env fixture."""
     return [sys.executable, str(FAKE_ADAPTER)]
