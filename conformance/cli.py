@@ -103,12 +103,19 @@ def _exit_on_signals():
     SIGTERM); a second one while the command cleans up (stops its adapters,
     removes its temporary directory) is noted and does not interrupt the
     cleanup, so the exit code stays 130 or 143 and nothing is left behind.
-    Returns what puts the previous handlers back.
+    Returns what puts the previous handlers back (after such a signal it
+    ignores both instead: the program is ending, and a late Ctrl-C must not
+    change its exit code).
     """
+    stopping = []
+
     def cleaning_up(signum, frame):
         os.write(2, b"memoir-conform: still stopping (cleaning up)\n")
 
     def interrupted(signum, frame):
+        if stopping:  # a second signal that arrived before this handler was replaced
+            return cleaning_up(signum, frame)
+        stopping.append(signum)
         signal.signal(signal.SIGINT, cleaning_up)
         signal.signal(signal.SIGTERM, cleaning_up)
         if signum == signal.SIGINT:
@@ -120,6 +127,12 @@ def _exit_on_signals():
     previous = {number: signal.signal(number, interrupted) for number in (signal.SIGINT, signal.SIGTERM)}
 
     def restore() -> None:
+        if stopping:
+            # The program ends now: a signal arriving until it is gone must not end it with another
+            # code. Ignored, not handled: Python resets its own handlers to the default while exiting.
+            for number in previous:
+                signal.signal(number, signal.SIG_IGN)
+            return
         for number, handler in previous.items():
             signal.signal(number, signal.SIG_DFL if handler is None else handler)
 

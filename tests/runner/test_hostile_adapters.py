@@ -177,6 +177,37 @@ def test_a_signal_stops_every_adapter_and_removes_every_scratch_directory(vector
     assert list(runner_tmp.iterdir()) == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("gap", [0.02, 0.05])
+def test_a_second_ctrl_c_soon_after_the_first_still_exits_130_and_cleans_up(vectors_root, hostile, fake_env, pid_file,
+                                                                            survivors, tmp_path, gap):
+    fake_env(fault="leave_children,sleep", fault_when="merge_sessions")
+    write_vector_file(vectors_root, "t/hostile.json", [merge(f"t.merge-{n}") for n in range(8)])
+    runner_tmp = tmp_path / "runner-tmp"
+    runner_tmp.mkdir()
+    command = [sys.executable, "-m", "conformance", "run", "--no-bundled", "--vectors", str(vectors_root),
+               "--adapter", hostile, "-j", "4", "--timeout", "60"]
+    runner = subprocess.Popen(command, env={**os.environ, "TMPDIR": str(runner_tmp)}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 30
+        while len(pid_file.read_text().split() if pid_file.exists() else []) < 8 and time.monotonic() < deadline:
+            time.sleep(0.05)  # every adapter has started its children and waits
+        runner.send_signal(signal.SIGINT)
+        for _ in range(20):  # more Ctrl-C while the run cleans up: one of them lands mid-cleanup
+            time.sleep(gap)
+            if runner.poll() is not None:
+                break
+            runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=30)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert code == 130, runner.stderr.read()
+    assert survivors(pid_file) == []
+    assert list(runner_tmp.iterdir()) == []
+
+
 # -- 7: the sandbox -----------------------------------------------------------------------------------
 
 needs_sandbox = pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
