@@ -39,8 +39,8 @@ FAULTS = {
     "spin": "burns CPU instead of answering",
     "hostile_text": "puts terminal escape sequences in describe, its error messages and its stderr",
     "write_outside": "creates files next to its HOME's parent and two levels above each path it is sent, then answers",
-    "write_siblings": "after answering, writes into every other adapter's HOME and every other worker's vector area "
-                      "it can reach, and into the run's temporary directory",
+    "write_siblings": "writes into every other adapter's HOME and every other worker's vector area it can reach, "
+                      "and into the run's temporary directory, then answers",
     "link_session": "leaves store/session.json as a symbolic link to FAKE_ADAPTER_LINK_TO "
                     "(default /dev/zero), then answers",
     "fifo_session": "leaves store/session.json as a FIFO (named pipe), then answers",
@@ -357,9 +357,9 @@ def main() -> int:
         for fault in ("link_session", "fifo_session", "big_session", "deep_session", "deep_store", "unremovable"):
             if fault in faults and store:
                 leave_in_store(fault, store)
-        emit(response)
         if "write_siblings" in faults:
             write_siblings()
+        emit(response)
         if "deep_after" in faults:
             emit("[" * DEEP + "]" * DEEP)
         if "double_answer" in faults:
