@@ -122,7 +122,7 @@ def _smoke(probe: Probe, request: Request, scratch: Path) -> Check:
     try:
         unchanged = changed is not None and read_tree(changed, shown=changed.name) == before
     except UnsafeFile as unsafe:
-        return Check(op, "FAIL", str(unsafe), "write regular files only: no links, FIFOs or devices")
+        return Check(op, "FAIL", str(unsafe), "leave only regular files and shallow directories in a store: no links, FIFOs or devices")
     if unchanged:
         return Check(op, "WARN", "answered ok but changed nothing in the store it was given",
                      "write to the directory given in args (an absolute path), not the working directory")

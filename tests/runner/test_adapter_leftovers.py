@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_helpers import vector, write_vector_file
+from runner_helpers import run_report, vector, write_vector_file
 
 from conformance.cli import main
 
@@ -37,25 +37,10 @@ def runner_tmp(tmp_path, monkeypatch) -> Path:
     return path
 
 
-@pytest.fixture
-def hostile(fake_env, fake_command, runner_tmp):
-    fake_env(model="reference")
-    return " ".join(fake_command)
-
-
-def run(capsys, vectors_root: Path, vectors: list[dict], *options) -> tuple[int, dict, str]:
-    write_vector_file(vectors_root, "t/leftovers.json", vectors)
-    report = vectors_root.parent / "report.json"
-    code = main(["run", "--no-bundled", "--vectors", str(vectors_root), "--json", str(report), *map(str, options)])
-    out = capsys.readouterr().out
-    document = json.loads(report.read_text(encoding="utf-8"))
-    return code, {item["id"]: item for item in document["vectors"]}, out + report.read_text(encoding="utf-8")
-
-
 def test_a_session_json_linked_to_dev_zero_is_an_error_of_its_vector(capsys, vectors_root, hostile, fake_env, runner_tmp):
     fake_env(fault="link_session", fault_when="LINKED")
     started = time.monotonic()
-    code, by_id, _ = run(capsys, vectors_root, [write("t.linked", "LINKED"), write("t.fine", "fine")],
+    code, _, by_id = run_report(capsys, vectors_root, [write("t.linked", "LINKED"), write("t.fine", "fine")],
                          "--adapter", hostile)
     assert time.monotonic() - started < 30
     assert by_id["t.linked"]["outcome"] == "error"
@@ -68,9 +53,9 @@ def test_a_link_to_a_secret_shows_nothing_of_it(capsys, vectors_root, hostile, f
     secret = tmp_path / "secret"
     secret.write_text("TOP-SECRET-CONTENT\n")
     fake_env(fault="link_session", fault_when="LINKED", link_to=secret)
-    _, by_id, everything = run(capsys, vectors_root, [write("t.linked", "LINKED")], "--adapter", hostile)
+    _, out, by_id = run_report(capsys, vectors_root, [write("t.linked", "LINKED")], "--adapter", hostile)
     assert by_id["t.linked"]["outcome"] == "error"
-    assert "TOP-SECRET" not in everything
+    assert "TOP-SECRET" not in out + json.dumps(by_id["$report"])
 
 
 @pytest.mark.parametrize("fault, words", [("fifo_session", "a FIFO (named pipe)"),
@@ -78,7 +63,7 @@ def test_a_link_to_a_secret_shows_nothing_of_it(capsys, vectors_root, hostile, f
 def test_a_fifo_or_a_huge_session_json_is_an_error_not_a_hang(capsys, vectors_root, hostile, fake_env, fault, words):
     fake_env(fault=fault, fault_when="LEFT")
     started = time.monotonic()
-    _, by_id, _ = run(capsys, vectors_root, [write("t.left", "LEFT"), write("t.fine", "fine")], "--adapter", hostile)
+    _, _, by_id = run_report(capsys, vectors_root, [write("t.left", "LEFT"), write("t.fine", "fine")], "--adapter", hostile)
     assert time.monotonic() - started < 30
     assert by_id["t.left"]["outcome"] == "error" and words in by_id["t.left"]["detail"]
     assert by_id["t.fine"]["outcome"] == "pass"
@@ -87,7 +72,7 @@ def test_a_fifo_or_a_huge_session_json_is_an_error_not_a_hang(capsys, vectors_ro
 def test_the_session_poller_reports_a_fifo_instead_of_blocking_on_it(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="fifo_session", fault_when="atomic session 4")  # the last write: the reader sees it
     started = time.monotonic()
-    _, by_id, _ = run(capsys, vectors_root, [ATOMIC], "--adapter", hostile)
+    _, _, by_id = run_report(capsys, vectors_root, [ATOMIC], "--adapter", hostile)
     assert time.monotonic() - started < 30
     assert by_id["t.atomic"]["outcome"] == "error"
     assert "store/session.json: a FIFO (named pipe)" in by_id["t.atomic"]["detail"]
@@ -96,14 +81,14 @@ def test_the_session_poller_reports_a_fifo_instead_of_blocking_on_it(capsys, vec
 def test_keep_scratch_copies_links_as_links(capsys, vectors_root, hostile, fake_env, tmp_path):
     fake_env(fault="link_session", fault_when="LINKED")
     kept = tmp_path / "kept"
-    run(capsys, vectors_root, [write("t.linked", "LINKED")], "--adapter", hostile, "--keep-scratch", kept)
+    run_report(capsys, vectors_root, [write("t.linked", "LINKED")], "--adapter", hostile, "--keep-scratch", kept)
     link = kept / "t.linked" / "store" / "session.json"
     assert link.is_symlink() and os.readlink(link) == "/dev/zero"
 
 
 def test_a_directory_1200_levels_deep_is_a_fault_and_is_removed(capsys, vectors_root, hostile, fake_env, runner_tmp):
     fake_env(fault="deep_store", fault_when="DEEP")
-    code, by_id, _ = run(capsys, vectors_root, [write("t.deep", "DEEP"), write("t.fine", "fine")], "--adapter", hostile)
+    code, _, by_id = run_report(capsys, vectors_root, [write("t.deep", "DEEP"), write("t.fine", "fine")], "--adapter", hostile)
     assert by_id["t.deep"]["outcome"] == "error"
     assert "directories nested more than 32 levels deep" in by_id["t.deep"]["detail"]
     assert by_id["t.fine"]["outcome"] == "pass"
@@ -112,7 +97,7 @@ def test_a_directory_1200_levels_deep_is_a_fault_and_is_removed(capsys, vectors_
 
 def test_a_session_json_200k_levels_deep_is_too_deeply_nested(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="deep_session", fault_when="DEEP")
-    _, by_id, _ = run(capsys, vectors_root, [write("t.deep", "DEEP")], "--adapter", hostile)
+    _, _, by_id = run_report(capsys, vectors_root, [write("t.deep", "DEEP")], "--adapter", hostile)
     assert by_id["t.deep"]["outcome"] == "error"
     assert "store/session.json nested too deeply" in by_id["t.deep"]["detail"]
 
@@ -120,7 +105,7 @@ def test_a_session_json_200k_levels_deep_is_too_deeply_nested(capsys, vectors_ro
 def test_an_unremovable_scratch_is_one_fault_of_the_vector_that_made_it(capsys, vectors_root, hostile, fake_env,
                                                                         runner_tmp):
     fake_env(fault="unremovable", fault_when="STUCK")
-    _, by_id, _ = run(capsys, vectors_root, [write("t.a-stuck", "STUCK"), write("t.b-next", "next"),
+    _, _, by_id = run_report(capsys, vectors_root, [write("t.a-stuck", "STUCK"), write("t.b-next", "next"),
                                              write("t.c-last", "last")], "--adapter", hostile)
     assert by_id["t.a-stuck"]["outcome"] == "error"
     assert "store/memory" in by_id["t.a-stuck"]["detail"] and "unremovable" in by_id["t.a-stuck"]["detail"]
@@ -141,9 +126,9 @@ def test_a_describe_answer_100k_levels_deep_is_a_protocol_fault(capsys, vectors_
 
 def test_a_deep_line_after_the_last_answer_does_not_crash_the_run(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="deep_after", fault_when="LAST")
-    code, by_id, everything = run(capsys, vectors_root, [write("t.last", "LAST")], "--adapter", hostile)
+    code, out, by_id = run_report(capsys, vectors_root, [write("t.last", "LAST")], "--adapter", hostile)
     assert by_id["t.last"]["outcome"] == "pass" and code in (0, 1)  # 1: one vector earns no level
-    assert "Traceback" not in everything
+    assert "Traceback" not in out
 
 
 def test_a_deep_answer_in_the_concurrency_check_is_a_fault_not_a_lost_update(capsys, vectors_root, hostile, fake_env):
@@ -151,7 +136,7 @@ def test_a_deep_answer_in_the_concurrency_check_is_a_fault_not_a_lost_update(cap
     concurrent = vector("t.concurrent", op="concurrent_writes", level="writer", sections=["4.1"],
                         requirements=["S4.1-serialize-read-mutate-write"],
                         input={"processes": 2, "actions_per_process": 2}, expect=[])
-    _, by_id, _ = run(capsys, vectors_root, [concurrent], "--adapter", hostile)
+    _, _, by_id = run_report(capsys, vectors_root, [concurrent], "--adapter", hostile)
     assert by_id["t.concurrent"]["outcome"] == "error"
     assert "nested more than 64 levels deep" in by_id["t.concurrent"]["detail"]
     assert "lost" not in by_id["t.concurrent"]["detail"]

@@ -4,34 +4,15 @@ HOMEs, the other workers' vectors in flight and the run's directory are not even
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-from runner_helpers import write_vector_file
+from runner_helpers import run_report
 from test_hostile_adapters import merge
-
-from conformance.cli import main
-
-
-@pytest.fixture
-def hostile(fake_env, fake_command):
-    fake_env(model="reference")
-    return " ".join(fake_command)
-
-
-def run(capsys, vectors_root: Path, vectors: list[dict], *options) -> dict:
-    write_vector_file(vectors_root, "t/containment.json", vectors)
-    report = vectors_root.parent / "report.json"
-    main(["run", "--no-bundled", "--vectors", str(vectors_root), "--json", str(report), *map(str, options)])
-    capsys.readouterr()
-    document = json.loads(report.read_text(encoding="utf-8"))
-    return {item["id"]: item for item in document["vectors"]} | {"$report": document}
 
 
 def test_a_write_into_the_runs_own_directory_is_charged_to_the_vector(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="write_siblings", fault_when="SIBLING")
-    by_id = run(capsys, vectors_root, [merge("t.a-writes", "SIBLING"), merge("t.b-next")], "--adapter", hostile)
+    _, _, by_id = run_report(capsys, vectors_root, [merge("t.a-writes", "SIBLING"), merge("t.b-next")],
+                             "--adapter", hostile)
     assert by_id["t.a-writes"]["outcome"] == "error"
     assert "outside_scratch" in by_id["t.a-writes"]["detail"]
     assert "created fake-sibling-write " in by_id["t.a-writes"]["detail"]  # in the run's root directory
@@ -42,7 +23,7 @@ def test_a_write_into_the_runs_own_directory_is_charged_to_the_vector(capsys, ve
 def test_in_the_sandbox_siblings_and_the_runs_directory_are_out_of_reach(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="write_siblings", fault_when="SIBLING")
     vectors = [merge(f"t.{n}-plain") for n in range(3)] + [merge("t.writes", "SIBLING")]
-    by_id = run(capsys, vectors_root, vectors, "--adapter", hostile, "--sandbox", "-j", "2")
+    _, _, by_id = run_report(capsys, vectors_root, vectors, "--adapter", hostile, "--sandbox", "-j", "2")
     writer = by_id["t.writes"]
     assert writer["outcome"] == "pass", writer["detail"]  # nothing was written where it must not be
     refused = writer["stderr_tail"].splitlines()
@@ -53,6 +34,6 @@ def test_in_the_sandbox_siblings_and_the_runs_directory_are_out_of_reach(capsys,
 
 def test_restarts_after_faults_are_in_the_report(capsys, vectors_root, hostile, fake_env):
     fake_env(fault="crash", fault_when="CRASH")
-    by_id = run(capsys, vectors_root, [merge("t.a-crash", "CRASH"), merge("t.b-next")], "--adapter", hostile)
+    _, _, by_id = run_report(capsys, vectors_root, [merge("t.a-crash", "CRASH"), merge("t.b-next")], "--adapter", hostile)
     assert by_id["t.a-crash"]["outcome"] == "error"  # and its two derived vectors: 3 crashes
     assert any("restarted 3 time(s) after a fault" in note for note in by_id["$report"]["summary"]["notes"])

@@ -3,7 +3,6 @@ breaking the protocol on the requests that carry a marker text (FAKE_ADAPTER_FAU
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -13,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from runner_helpers import run_report as run
 from runner_helpers import vector, write_vector_file
 
 from conformance.cli import main
@@ -33,22 +33,6 @@ def merge(id: str, marker: str = "plain") -> dict:
 
 READ = vector("t.read", op="read_store", level="reader", sections=["4.1"], input={"store": {"files": {}}},
               expect=[{"path": "/session/status", "equals": "absent"}])
-
-
-@pytest.fixture
-def hostile(fake_env, fake_command):
-    """The fake adapter serving the reference model; returns its command line."""
-    fake_env(model="reference")
-    return " ".join(fake_command)
-
-
-def run(capsys, vectors_root: Path, vectors: list[dict], *options) -> tuple[int, str, dict]:
-    write_vector_file(vectors_root, "t/hostile.json", vectors)
-    report = vectors_root.parent / "report.json"
-    code = main(["run", "--no-bundled", "--vectors", str(vectors_root), "--json", str(report), *map(str, options)])
-    out = capsys.readouterr().out
-    document = json.loads(report.read_text(encoding="utf-8"))
-    return code, out, {item["id"]: item for item in document["vectors"]} | {"$report": document}
 
 
 # -- 1 and 8 ---------------------------------------------------------------------------
