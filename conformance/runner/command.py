@@ -256,7 +256,7 @@ def run_one(args) -> int:
         with Progress(len(vectors), "vectors", args.progress_label, quiet=args.quiet) as progress:
             results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs,
                                   lambda result: progress.advance(), give_up_after=args.give_up_after, notes=notes,
-                                  keep_scratch=args.keep_scratch)
+                                  keep_scratch=args.keep_scratch, own_root=True)
         if _exits_after_answering(results) and not args.oneshot:
             notes.append("the adapter exited with code 0 instead of answering some requests: if it serves one "
                          "request per process, run with --oneshot (`memoir-conform doctor` checks it)")

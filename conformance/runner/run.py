@@ -122,12 +122,15 @@ def _charge(result: VectorResult, fault: AdapterFault) -> None:
 def run_vectors(vectors: list[Vector], primary: Implementation, described: Describe, workdir: Path,
                 jobs: int = 1, on_result: Callable[[VectorResult], None] | None = None, *,
                 give_up_after: int = DEFAULT_GIVE_UP_AFTER, notes: list[str] | None = None,
-                keep_scratch: Path | None = None) -> list[VectorResult]:
+                keep_scratch: Path | None = None, own_root: bool = False) -> list[VectorResult]:
     """Run every vector; `primary` is already described. Never raises for an adapter's misbehaviour.
 
     Every worker, `primary` included, is closed at the end. Notes for the
     report (ops given up) are appended to `notes`. With `keep_scratch`,
-    failing vectors leave their scratch directories there.
+    failing vectors leave their scratch directories there. With `own_root`,
+    the directory around `workdir` is the run's own temporary directory:
+    anything but the vectors' and adapters' directories appearing there is
+    an adapter's stray file.
     """
     workdir = Path(workdir)
     count = max(1, min(jobs, len(vectors)))
@@ -146,8 +149,8 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
         if worker.scratch_dir is not None and Path(worker.scratch_dir).parent not in shared:
             shared.append(Path(worker.scratch_dir).parent)
             watch.watch(shared[-1], adapter_scratch)
-    # The run's own temporary directory, when it holds only these: nothing else may appear in it.
-    if all(path.parent == workdir.parent for path in shared):
+    # The run's own temporary directory: nothing else may appear in it.
+    if own_root:
         inside_root = {path.name for path in shared}
         shared.append(workdir.parent)
         watch.watch(workdir.parent, lambda entry: entry.name in inside_root)
