@@ -12,8 +12,15 @@ stream.
 Stopping an adapter stops its whole process group, and on Linux also every
 process that carries the adapter's marker variable (`MARKER_VARIABLE`) in
 its environment, which finds descendants that left the group with `setsid`.
+On Linux the runner is the child subreaper of its adapters, so a descendant
+whose parent exits stays in the runner's tree; the sweep kills the
+adapter's descendants and orphans round after round until none is left.
 `stopping_adapters()` stops every adapter this program started (for Ctrl-C
 and SIGTERM) and refuses new ones while it lasts.
+
+The sandbox (`sandbox_command`) gives the adapter no capabilities in a user
+namespace of its own, whatever the runner's uid, empty read-only
+directories where host sockets and users' files live, and no host socket.
 """
 
 from __future__ import annotations
