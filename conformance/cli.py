@@ -87,7 +87,7 @@ def _main(argv: list[str] | None) -> int:
     if handler is None:
         parser.print_help()
         return 2
-    restore = _exit_on_sigterm()
+    restore = _exit_on_signals()
     try:
         return handler(args)
     except KeyboardInterrupt:
@@ -97,18 +97,47 @@ def _main(argv: list[str] | None) -> int:
         restore()
 
 
-def _exit_on_sigterm():
-    """SIGTERM (what a CI cancel sends) unwinds like Ctrl-C, so that every command cleans up.
+def _exit_on_signals():
+    """Ctrl-C and SIGTERM (what a CI cancel sends) unwind, so that every command cleans up.
 
-    Returns what puts the previous handler back.
+    The first signal raises (KeyboardInterrupt, or SystemExit(143) for
+    SIGTERM); a second one while the command cleans up (stops its adapters,
+    removes its temporary directory) is noted and does not interrupt the
+    cleanup, so the exit code stays 130 or 143 and nothing is left behind.
+    Returns what puts the previous handlers back (after such a signal it
+    ignores both instead: the program is ending, and a late Ctrl-C must not
+    change its exit code).
     """
-    def terminated(signum, frame):
+    stopping = []
+
+    def cleaning_up(signum, frame):
+        os.write(2, b"memoir-conform: still stopping (cleaning up)\n")
+
+    def interrupted(signum, frame):
+        if stopping:  # a second signal that arrived before this handler was replaced
+            return cleaning_up(signum, frame)
+        stopping.append(signum)
+        signal.signal(signal.SIGINT, cleaning_up)
+        signal.signal(signal.SIGTERM, cleaning_up)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise SystemExit(128 + signum)
 
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
-    previous = signal.signal(signal.SIGTERM, terminated)
-    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+    previous = {number: signal.signal(number, interrupted) for number in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        if stopping:
+            # The program ends now: a signal arriving until it is gone must not end it with another
+            # code. Ignored, not handled: Python resets its own handlers to the default while exiting.
+            for number in previous:
+                signal.signal(number, signal.SIG_IGN)
+            return
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+    return restore
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ that ran ("filtered run" when some were deselected).
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,7 +205,9 @@ class MemoirRun:
         if self.implementation is not None:
             self.implementation.close()
         if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            from conformance.runner.adapter_files import remove_tree  # imported late, as the plugin's others
+
+            remove_tree(self.workdir)
 
 
 def _spec() -> str:

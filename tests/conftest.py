@@ -23,7 +23,20 @@ from conformance.resources import runners_dir
 pytest_plugins = ("pytester",)
 
 FAKE_ADAPTER = runners_dir() / "fake" / "adapter.py"
-FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE")
+FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE", "LINK_TO")
+
+
+@pytest.fixture
+def sandbox() -> None:
+    """Skip where `--sandbox` cannot work, saying why; with MEMOIR_CONFORM_REQUIRE_SANDBOX=1
+    (`.ci/run` as root, where bubblewrap is installed) fail instead: there the sandbox tests must run."""
+    from conformance.protocol.process import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem and os.environ.get("MEMOIR_CONFORM_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"the sandbox tests must run here, but: {problem}")
+    if problem:
+        pytest.skip(f"no sandbox here: {problem}")
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +25,7 @@ from conformance.fuzz.subject import Subject
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
+from conformance.runner.adapter_files import remove_tree
 from conformance.runner.implementations import AdapterImplementation
 from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int, start_failure
 from conformance.progress import Progress
@@ -189,4 +189,4 @@ def fuzz_command(args) -> int:
             implementation.close()
         if own_storage:
             set_hypothesis_home_dir(None)
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from conformance.model import dates
 from conformance.model.identity import is_purged, item_key
 from conformance.model.merge import merge_session_texts
 from conformance.model.session import DATE_FIELD, KNOWN_LISTS, KNOWN_TOP_LEVEL, RENDERED_LISTS, render
+from conformance.runner.adapter_files import remove_tree
 from conformance.runner.checks import join_pointer
 from conformance.runner.execute import FAIL, PASS, run_vector
 from conformance.runner.implementations import Implementation, ModelImplementation
@@ -293,7 +293,7 @@ def save(counterexample: Counterexample, directory: Path, implementation: Implem
         described = implementation.describe()
         theirs = run_vector(loaded_vectors[0], implementation, described, workdir / "implementation")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
     if reference.outcome != PASS:
         path.unlink()
         failures = "; ".join(f.message for f in reference.failures) or reference.detail or ""

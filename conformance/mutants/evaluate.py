@@ -17,7 +17,6 @@ reported so, outside the score.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 import threading
@@ -32,6 +31,7 @@ from conformance.mutants.registry import Mutant
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
+from conformance.runner.adapter_files import remove_tree
 from conformance.runner.execute import ERROR, FAIL, PASS
 from conformance.runner.grading import Grade, GradedVector, claimed_level, grade, grade_vectors
 from conformance.runner.implementations import AdapterImplementation
@@ -120,7 +120,7 @@ def run_adapter(label: str, command: Sequence[str], selection: Selection,
     finally:
         if implementation is not None:
             implementation.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
         run.duration = time.monotonic() - started
 
 

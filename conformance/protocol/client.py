@@ -387,12 +387,48 @@ def _signal_name(number: int) -> str:
     return name + limits.get(name, "")
 
 
+# The deepest nesting of arrays and objects an answer may have: far more than
+# any result needs, and little enough that every later step (schema checks,
+# reports) stays far from Python's recursion limit.
+MAX_DEPTH = 64
+
+
+class TooDeep(ValueError):
+    """A line whose JSON nests arrays and objects deeper than MAX_DEPTH."""
+
+    def __init__(self) -> None:
+        super().__init__(f"JSON nested more than {MAX_DEPTH} levels deep")
+        self.msg = str(self)
+
+
+def nesting_depth(value: object) -> int:
+    """How deeply arrays and objects nest in `value` (0 for a scalar), without recursion."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            return deepest
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def decode_line(line: bytes) -> object:
-    """The JSON document on one stdout line, or a `ValueError`/`UnicodeDecodeError` for what it is instead."""
+    """The JSON document on one stdout line, or a `ValueError`/`UnicodeDecodeError` for what
+    it is instead (`TooDeep` for nesting past MAX_DEPTH: never a RecursionError)."""
     try:
-        return json.loads(line.decode("utf-8"))
+        document = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         return error
+    except RecursionError:
+        return TooDeep()
+    return TooDeep() if nesting_depth(document) > MAX_DEPTH else document
 
 
 class _StderrCapture:
@@ -425,6 +461,8 @@ def interpret_document(line: bytes, document: object, request: Request, stderr_t
     if isinstance(document, UnicodeDecodeError):
         return fault("not_json", f"{where} is not UTF-8 text ({document.reason} at byte {document.start})")
     shown = line.decode("utf-8").rstrip("\r\n")[:SHOWN_LINE_CHARS]
+    if isinstance(document, TooDeep):
+        return fault("bad_message", f"{where} is {document.msg}; the protocol's messages are shallow")
     if isinstance(document, ValueError):
         message = getattr(document, "msg", str(document))
         return fault(

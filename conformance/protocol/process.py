@@ -12,8 +12,15 @@ stream.
 Stopping an adapter stops its whole process group, and on Linux also every
 process that carries the adapter's marker variable (`MARKER_VARIABLE`) in
 its environment, which finds descendants that left the group with `setsid`.
+On Linux the runner is the child subreaper of its adapters, so a descendant
+whose parent exits stays in the runner's tree; the sweep kills the
+adapter's descendants and orphans round after round until none is left.
 `stopping_adapters()` stops every adapter this program started (for Ctrl-C
 and SIGTERM) and refuses new ones while it lasts.
+
+The sandbox (`sandbox_command`) gives the adapter no capabilities in a user
+namespace of its own, whatever the runner's uid, empty read-only
+directories where host sockets and users' files live, and no host socket.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ import select
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -123,17 +132,92 @@ def adapter_environment(home: Path, base: Mapping[str, str] | None = None, *, tm
 
 # -- the sandbox --------------------------------------------------------------
 
-def sandbox_command(argv: Sequence[str], scratch: Path, writable: Sequence[Path] = ()) -> list[str]:
-    """`argv` inside bubblewrap: the file system read-only except `scratch` and `writable`, no network.
+# Where host unix sockets, temporary files and users' files live: each is an
+# empty tmpfs inside the sandbox (when it exists and is a directory, not a link).
+HIDDEN_DIRECTORIES = ("/tmp", "/var/tmp", "/run", "/var/run", "/home", "/root", "/mnt", "/media",
+                      "/var/lib/docker", "/var/lib/containers")
 
-    The adapter gets its own PID namespace, and bubblewrap dies with the
-    runner: when the sandbox's first process ends, the kernel ends every
-    process inside it.
+
+def _hidden_directories() -> list[Path]:
+    extra = [os.environ.get(name) for name in ("HOME", "XDG_RUNTIME_DIR", "TMPDIR")]
+    hidden = []
+    for name in [*HIDDEN_DIRECTORIES, *filter(None, extra)]:
+        path = Path(name)
+        if path.is_absolute() and path != Path("/") and path.is_dir() and not path.is_symlink():
+            hidden.append(path)
+    return list(dict.fromkeys(hidden))
+
+
+def _host_sockets() -> list[Path]:
+    """The path sockets bound in this network namespace (/proc/net/unix) that exist here."""
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="replace") as table:
+            lines = table.read().splitlines()[1:]
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split(None, 7)
+        if len(fields) == 8 and fields[7].startswith("/"):
+            try:
+                if stat.S_ISSOCK(os.lstat(fields[7]).st_mode):
+                    found.append(Path(fields[7]))
+            except OSError:
+                continue
+    return list(dict.fromkeys(found))
+
+
+def _under(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _needed_paths(argv: Sequence[str]) -> list[Path]:
+    """What the adapter command needs to read: the files its arguments name, its program, the
+    virtual environment around a program, and the directory the runner was started in."""
+    needed = [Path.cwd()]
+    program = shutil.which(argv[0]) if argv else None
+    for token in [*argv, *([program] if program else [])]:
+        if os.path.isabs(token) and os.path.exists(token):
+            for path in dict.fromkeys([Path(token), Path(token).resolve()]):
+                needed.append(path)
+                if path.parent.name == "bin":
+                    # A program's installation (lib/ next to bin/): a virtual environment, pyenv, nvm.
+                    needed.append(path.parent.parent)
+    return list(dict.fromkeys(needed))
+
+
+def sandbox_command(argv: Sequence[str], scratch: Path, writable: Sequence[Path] = ()) -> list[str]:
+    """`argv` inside bubblewrap: no capabilities, the file system read-only, only `scratch`
+    and `writable` writable, no network, no host socket.
+
+    Whatever the runner's uid, the adapter gets a user namespace of its own
+    and no capability in it (so it cannot remount anything), empty
+    directories where host sockets and users' files live (`/tmp`, `/run`,
+    the home directories, ...), and every other host socket covered by
+    `/dev/null`. What the command itself needs from a hidden directory (its
+    files, its program's virtual environment, the runner's working directory)
+    is bound back read-only. The adapter gets its own PID namespace, and
+    bubblewrap dies with the runner: when the sandbox's first process ends,
+    the kernel ends every process inside it.
     """
-    command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-               "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
-    for path in dict.fromkeys([Path(scratch), *map(Path, writable)]):
+    command = ["bwrap", "--unshare-user", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev",
+               "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+               "--die-with-parent", "--new-session"]
+    hidden = _hidden_directories()
+    for path in hidden:
+        command += ["--tmpfs", str(path)]
+    shown = [path for path in _needed_paths(argv)
+             if _under(path, hidden) and not any(path == root or path in root.parents for root in hidden)]
+    for path in shown:
+        command += ["--ro-bind-try", str(path), str(path)]
+    writable_paths = list(dict.fromkeys([Path(scratch), *map(Path, writable)]))
+    for socket_path in _host_sockets():
+        if (not _under(socket_path, hidden) or _under(socket_path, shown)) and not _under(socket_path, writable_paths):
+            command += ["--ro-bind", "/dev/null", str(socket_path)]
+    for path in writable_paths:
         command += ["--bind", str(path), str(path)]
+    for path in hidden:  # empty and read-only: a write there fails as it would anywhere outside
+        command += ["--remount-ro", str(path)]
     return command + ["--chdir", str(scratch), "--", *argv]
 
 
@@ -181,6 +265,12 @@ def stopping_adapters() -> Iterator[None]:
             _stopping -= 1
 
 
+def _other_children(process: AdapterProcess) -> set[int]:
+    """The pids of the other adapter processes this program runs: a sweep leaves them alone."""
+    with _live_lock:
+        return {other.popen.pid for other in _live if other is not process}
+
+
 def _register(process: AdapterProcess) -> None:
     with _live_lock:
         if _stopping:
@@ -219,6 +309,129 @@ def _marked_pids(matches: Callable[[str], bool]) -> list[int]:
                 found.append(int(name))
                 break
     return found
+
+
+# -- the process tree: the runner is the subreaper of its adapters ---------------
+
+SWEEP_SECONDS = 3.0   # how long a sweep keeps killing what a forking adapter keeps starting
+_QUIET_ROUNDS = 3     # rounds in a row that find nothing before a sweep ends
+
+
+@functools.cache
+def become_subreaper() -> bool:
+    """Make this process the child subreaper (Linux prctl): a descendant whose
+    parent exits is handed to the runner, not to init, so a process that
+    double-forks stays in the runner's tree and is found by the sweep."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _children(pid: int) -> list[int]:
+    """The live children of `pid` (of every thread of it)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _marker_of(pid: int) -> str | None:
+    prefix = f"{MARKER_VARIABLE}=".encode()
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read()
+    except OSError:
+        return None
+    for entry in environ.split(b"\0"):
+        if entry.startswith(prefix):
+            return entry[len(prefix):].decode("ascii", errors="replace")
+    return None
+
+
+def _descendants(roots: list[int]) -> set[int]:
+    found: set[int] = set()
+    pending = list(roots)
+    while pending:
+        pid = pending.pop()
+        for child in _children(pid):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
+
+
+def _sweep(leader: int, marker: str, others: set[int]) -> None:
+    """SIGKILL the adapter `leader`'s descendants, and the orphans of it that were handed to the
+    runner (its session, or its marker), again and again until a few rounds find nothing: a
+    process that forks and lets its parent exit cannot outrun it. `others` are pids never touched
+    (the runner's other children)."""
+    me = os.getpid()
+    killed: set[int] = set()
+    deadline = time.monotonic() + SWEEP_SECONDS
+    quiet = 0
+    while quiet < _QUIET_ROUNDS and time.monotonic() < deadline:
+        orphans = [pid for pid in _children(me)
+                   if pid not in others and pid != leader and (_session_of(pid) == leader or _marker_of(pid) == marker)]
+        found = (_descendants([leader, *orphans]) | set(orphans)) - others - {me, leader}
+        found -= {pid for pid in found if pid in killed and _zombie(pid)}
+        if not found:
+            quiet += 1
+            time.sleep(0.002)
+            continue
+        quiet = 0
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except (ProcessLookupError, PermissionError):
+                pass
+        _reap(killed, others | {leader})
+    _reap(killed, others | {leader})
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def _reap(pids: set[int], others: set[int]) -> None:
+    """Collect the exit status of killed orphans handed to the runner (never of its other children)."""
+    for pid in list(pids - others):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                pids.discard(pid)
+        except ChildProcessError:
+            pids.discard(pid)   # not our child: init or its own parent reaps it
+        except OSError:
+            pass
 
 
 def _kill_marked(matches: Callable[[str], bool], rounds: int = 20) -> None:
@@ -272,6 +485,7 @@ class AdapterProcess:
         self.argv = list(argv)
         self.limits = limits
         self.marker = f"{_RUN_TOKEN}-{next(_serial)}"
+        become_subreaper()
         command = sandbox_command(self.argv, Path(cwd), limits.writable) if limits.sandbox else self.argv
         try:
             self.popen = subprocess.Popen(
@@ -439,6 +653,8 @@ class AdapterProcess:
                 pass
         elif self.popen.poll() is None:
             self.popen.kill()
+        if sys.platform.startswith("linux"):
+            _sweep(self.popen.pid, self.marker, _other_children(self))
         _kill_marked(self.marker.__eq__)
         try:
             self.popen.wait(timeout=5)

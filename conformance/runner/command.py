@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import shutil
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ from conformance.protocol.process import StartError, sandbox_problem
 from conformance.progress import Progress
 from conformance.runner import (expect_fail_writer, github_report, matrix, report_console, report_json, report_junit,
                                 shards)
+from conformance.runner.adapter_files import remove_tree
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import claimed_level, grade, grade_vectors, load_expected_failures
 from conformance.runner.implementations import AdapterImplementation, ModelImplementation
@@ -229,7 +229,8 @@ def run_one(args) -> int:
         return _error("no vector matches the filters")
 
     workdir = Path(tempfile.mkdtemp(prefix="memoir-conform-"))
-    (workdir / "vectors").mkdir()  # before any adapter starts: a sandbox binds it writable
+    # Before any adapter starts: a sandbox binds the first worker's area writable (run_vectors names it so).
+    (workdir / "vectors" / "w1").mkdir(parents=True)
     started = time.monotonic()
     implementation = None
     try:
@@ -242,7 +243,7 @@ def run_one(args) -> int:
             try:
                 implementation = AdapterImplementation(
                     adapter.command, workdir=workdir / "adapters", oneshot=args.oneshot, timeout=adapter.timeout,
-                    limits=adapter_limits(args, writable=[workdir / "vectors"]))
+                    limits=adapter_limits(args, writable=[workdir / "vectors" / "w1"]))
             except StartError as error:
                 return _error(start_failure(f"cannot start the adapter: {error}", adapter.command))
         described = implementation.describe()
@@ -255,7 +256,7 @@ def run_one(args) -> int:
         with Progress(len(vectors), "vectors", args.progress_label, quiet=args.quiet) as progress:
             results = run_vectors(vectors, implementation, described, workdir / "vectors", args.jobs,
                                   lambda result: progress.advance(), give_up_after=args.give_up_after, notes=notes,
-                                  keep_scratch=args.keep_scratch)
+                                  keep_scratch=args.keep_scratch, own_root=True)
         if _exits_after_answering(results) and not args.oneshot:
             notes.append("the adapter exited with code 0 instead of answering some requests: if it serves one "
                          "request per process, run with --oneshot (`memoir-conform doctor` checks it)")
@@ -291,7 +292,7 @@ def run_one(args) -> int:
     finally:
         if implementation is not None:
             implementation.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
 
 
 def _exits_after_answering(results: list[VectorResult]) -> bool:

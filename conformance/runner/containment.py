@@ -12,10 +12,11 @@ vector's old path) and is charged to the vector that was running.
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from pathlib import Path
 from typing import Callable
+
+from conformance.runner.adapter_files import remove_tree
 
 Allowed = Callable[[os.DirEntry], bool]
 
@@ -34,10 +35,21 @@ class StrayWatch:
     def __init__(self, root: Path):
         self.root = Path(root)   # the paths reported are relative to it
         self._watched: dict[Path, Allowed] = {}
+        self._excused: set[str] = set()      # paths of the runner's own that it could not remove
         self._lock = threading.Lock()
 
     def watch(self, directory: Path, allowed: Allowed) -> None:
         self._watched[Path(directory)] = allowed
+
+    def excuse(self, directory: Path, prefix: str) -> None:
+        """Entries of `directory` whose names start with `prefix` are the runner's own from now on
+        (a vector's scratch directory its adapter made unremovable: that vector was charged)."""
+        with self._lock:
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                return
+            self._excused.update(entry.path for entry in entries if entry.name.startswith(prefix))
 
     def take(self, directories: list[Path]) -> list[str]:
         """The entries of `directories` (watched ones) that must not be there, removed, relative to the root."""
@@ -50,12 +62,13 @@ class StrayWatch:
                 except OSError:
                     continue
                 for entry in entries:
-                    if allowed(entry):
+                    if entry.path in self._excused or allowed(entry):
                         continue
                     path = Path(entry.path)
-                    strays.append(os.path.relpath(path, self.root))
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(path, ignore_errors=True)
-                    else:
-                        path.unlink(missing_ok=True)
+                    shown = os.path.relpath(path, self.root)
+                    left = remove_tree(path, shown).left
+                    if left:  # reported once, with what could not be removed
+                        self._excused.add(entry.path)
+                        shown += f" (not removable: {', '.join(left[:3])})"
+                    strays.append(shown)
         return sorted(strays)

@@ -44,6 +44,8 @@ from conformance.protocol.process import (
     resolve_command,
     sandbox_problem,
 )
+from conformance.protocol.sandbox_probes import probe_sandbox
+from conformance.runner.adapter_files import remove_tree
 from conformance.safe_text import printable
 from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
 
@@ -428,10 +430,18 @@ def check_sandbox(requested: bool) -> Check:
     if requested:
         return Check("sandbox", "PASS", "every check above ran in the bubblewrap sandbox "
                                         "(file system read-only except the scratch directory, no network)")
+
     if problem:
         return Check("sandbox", "SKIP", f"--sandbox is not available here: {problem}")
     return Check("sandbox", "SKIP", "not checked: --sandbox works here (bubblewrap); "
                                     "add --sandbox to run these checks inside it")
+
+
+def sandbox_probe_checks() -> list[Check]:
+    """The sandbox's promises, each tried from inside it by a probe (`sandbox_probes`)."""
+    return [Check(result.name, "PASS" if result.held else "FAIL", result.summary,
+                  "" if result.held else "update bubblewrap; run doctor --sandbox again, and report it if it persists")
+            for result in probe_sandbox()]
 
 
 def _without_repeats(checks: list[Check]) -> list[Check]:
@@ -472,8 +482,10 @@ def run_doctor(
         show(sandbox_check.line())
         return 2
     limits = AdapterLimits(sandbox=sandbox)
-    with tempfile.TemporaryDirectory(prefix="memoir-conform-doctor-") as scratch_name:
-        scratch = Path(scratch_name)
+    # Removed by remove_tree, not TemporaryDirectory: an adapter may leave a tree
+    # too deep for a recursive removal, or take its permissions away.
+    scratch = Path(tempfile.mkdtemp(prefix="memoir-conform-doctor-"))
+    try:
         probe = Probe(argv, scratch, timeout, oneshot, limits)
         try:
             checks, described = check_handshake(probe)
@@ -500,7 +512,11 @@ def run_doctor(
         finally:
             probe.stop()
         stderr = probe.failure_stderr or probe.stderr
+    finally:
+        remove_tree(scratch)
     checks = _without_repeats(checks) + [sandbox_check]
+    if sandbox:
+        checks += sandbox_probe_checks()
     for check in checks:
         show(check.line())
     failed = [check for check in checks if check.status == "FAIL"]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from conformance.protocol.messages import OPS_FOR_LEVEL, AdapterFault, Describe, ErrorResponse, Request
 from conformance.runner.doctor import FIX_STDOUT, Check, Probe, _reply_problem, _shown
-from conformance.runner.vectors import snapshot
+from conformance.runner.adapter_files import UnsafeFile, read_tree, remove_tree
 
 # Request ids of the smoke tests (distinct from the hygiene checks' ids).
 FIRST_ID = 5001
@@ -62,7 +62,7 @@ def tiny_store(target: Path) -> Path:
 def _request(op: str, scratch: Path) -> tuple[dict, Path | None]:
     """Valid args for `op`, and the directory whose change shows the op did something."""
     area = scratch / f"smoke-{op}"
-    shutil.rmtree(area, ignore_errors=True)
+    remove_tree(area)
     area.mkdir(parents=True)
     if op == "read_store":
         return {"store": str(tiny_store(area / "store"))}, None
@@ -92,7 +92,7 @@ def smoke_checks(probe: Probe, described: Describe, protocol: int, scratch: Path
 def _smoke(probe: Probe, request: Request, scratch: Path) -> Check:
     op = request.op
     args, changed = _request(op, scratch)
-    before = snapshot(changed) if changed is not None else {}
+    before = read_tree(changed) if changed is not None else {}
     reply = probe.roundtrip(Request(request.protocol, request.id, op, args))
     problem = _reply_problem(reply, f"a {op} request on a tiny store", probe.timeout, probe.oneshot)
     if problem is not None:
@@ -119,7 +119,11 @@ def _smoke(probe: Probe, request: Request, scratch: Path) -> Check:
             return Check(op, "WARN", f"answered, but listed entries {links} of a store holding {list(ENTRIES)}",
                          "read the store directory given in args.store (an absolute path)")
         return Check(op, "PASS", "answered on a tiny store, listing its two entries")
-    if changed is not None and snapshot(changed) == before:
+    try:
+        unchanged = changed is not None and read_tree(changed, shown=changed.name) == before
+    except UnsafeFile as unsafe:
+        return Check(op, "FAIL", str(unsafe), "leave only regular files and shallow directories in a store: no links, FIFOs or devices")
+    if unchanged:
         return Check(op, "WARN", "answered ok but changed nothing in the store it was given",
                      "write to the directory given in args (an absolute path), not the working directory")
     return Check(op, "PASS", "answered on a tiny store" + ("" if changed is None else " and changed it"))

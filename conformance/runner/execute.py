@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import threading
+import uuid
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -34,6 +34,7 @@ from conformance.model import store as model_store
 from conformance.model.identity import text_hash
 from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
+from conformance.runner.adapter_files import UnsafeFile, copy_tree, read_file, read_tree, remove_tree
 from conformance.runner.checks import CheckFailure, FileContext, difference, evaluate_check
 from conformance.runner.implementations import Implementation
 from conformance.runner.vectors import (
@@ -48,7 +49,6 @@ from conformance.runner.vectors import (
     expand,
     materialise_store,
     session_text,
-    snapshot,
 )
 
 PASS, FAIL, ERROR, NOT_APPLICABLE = "pass", "fail", "error", "not_applicable"
@@ -57,6 +57,7 @@ NA_OP, NA_FEATURE, NA_CHOICE, NA_CAPS = "op", "feature", "choice", "caps"
 SCRATCH = "<scratch>"
 SHOWN_CHARS = 4000
 REFUSALS = ("response", "expect_error")
+POLLER_GRACE = 10.0   # seconds the session.json poller gets to notice the end of its vector
 
 
 @dataclass
@@ -173,8 +174,9 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
                             detail=f"the adapter does not declare op{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     # Made by the ops that put a store in it (merge_sessions sends texts only):
     # on a slow disk a directory made and removed per vector is most of a run.
+    # Named afresh for every vector: a directory an adapter made unremovable
+    # stays with the vector that made it, and spoils no later one.
     scratch = (Path(workdir) / _scratch_name(vector.id)).resolve()
-    shutil.rmtree(scratch, ignore_errors=True)
     session = _Session(implementation, scratch)
     capturing = callable(getattr(implementation, "start_stderr_capture", None))
     if capturing:
@@ -188,12 +190,27 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
             if captured and not result.runner_error:
                 result.stderr_tail = captured
         if keep_scratch is not None and result.outcome in (FAIL, ERROR):
-            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
+            left_out = keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
+            if left_out:
+                result.detail = (f"{result.detail}; " if result.detail else "") + (
+                    f"--keep-scratch left out {', '.join(left_out[:5])}")
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        removal = remove_tree(scratch, f"{Path(workdir).name}/{scratch.name}")
+    problem = removal.fault("its scratch directory")
+    if problem:
+        _charge_error(result, problem)
     result.sent = session.sent
     result.duration = time.monotonic() - started
     return result
+
+
+def _charge_error(result: VectorResult, problem: str) -> None:
+    """Make `result` an error for `problem`, found after its verdict."""
+    if result.outcome == ERROR:
+        result.detail = f"{result.detail}; and {problem}"
+    else:
+        result.detail = problem if not result.detail else f"{problem}; before that: {result.detail}"
+        result.outcome = ERROR
 
 
 def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> VectorResult:
@@ -213,18 +230,19 @@ def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> V
                             stderr_tail=traceback.format_exc()[-4000:], runner_error=True)
 
 
-def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
+def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> list[str]:
     """Copy a vector's scratch directory (its stores as the adapter left them)
-    to `target`; a merge_sessions vector, which has no store, leaves the two
-    replica texts it sent instead."""
-    shutil.rmtree(target, ignore_errors=True)
+    to `target`, links as links; a merge_sessions vector, which has no store,
+    leaves the two replica texts it sent instead. Returns what was left out
+    (special files, too deep, too big)."""
+    remove_tree(target)
     target.mkdir(parents=True)
-    if scratch.is_dir():
-        shutil.copytree(scratch, target, dirs_exist_ok=True)
+    left_out = copy_tree(scratch, target) if scratch.is_dir() else []
     if (vector.base or vector).op == "merge_sessions":
         for side in ("local", "remote"):
             (target / f"{side}.session.json").write_text(content_text(vector.input[side]), encoding="utf-8",
                                                          errors="surrogateescape")
+    return left_out
 
 
 def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -> list[CheckFailure]:
@@ -246,8 +264,13 @@ def safe_name(vector_id: str) -> str:
     return "".join(char if char.isalnum() or char in "._-" else "_" for char in vector_id)
 
 
+def scratch_prefix(vector_id: str) -> str:
+    """How the names of a vector's scratch directories start."""
+    return f"v-{safe_name(vector_id)}-"
+
+
 def _scratch_name(vector_id: str) -> str:
-    return "v-" + safe_name(vector_id)
+    return scratch_prefix(vector_id) + uuid.uuid4().hex[:8]
 
 
 # --- reading stores with the reference model -----------------------------------
@@ -263,19 +286,33 @@ def file_texts(files: dict[str, bytes]) -> dict[str, object]:
     return texts
 
 
+def adapter_snapshot(directory: Path) -> dict[str, bytes]:
+    """relpath -> bytes of a directory the adapter wrote in, read safely
+    (`adapter_files`): a link, a special file or too much ends the vector with an error."""
+    try:
+        return read_tree(directory, shown=directory.name)
+    except UnsafeFile as unsafe:
+        raise _Stop(ERROR, str(unsafe)) from None
+
+
 def store_document(store: Path) -> dict:
     """The store as the runner sees it: raw session object, live render, entries, files."""
-    raw_text = model_store.read_text(store / model_store.SESSION_FILE)
+    files = adapter_snapshot(store)
+    raw = files.get(model_store.SESSION_FILE)
+    raw_text = None if raw is None else model_store.decode(raw)
     loaded = load_session_text(raw_text)
     document: dict = {"session_status": loaded.status, "live": render(loaded.session)}
     if raw_text is not None:
         try:
             document["session"] = json.loads(raw_text)
         except ValueError:
-            pass
-    read = model_store.read_store(store)
+            pass  # the status says it: degraded
+        except RecursionError:
+            raise _Stop(ERROR, f"the adapter wrote {store.name}/{model_store.SESSION_FILE} nested too deeply "
+                               "for the runner to parse (JSON perhaps, but deeper than any session)") from None
+    read = model_store.store_from_bytes(model_store.entry_files(files), raw)
     document["entries"] = _entries_by_link(read["entries"])
-    document["files"] = file_texts(snapshot(store))
+    document["files"] = file_texts(files)
     return document
 
 
@@ -323,7 +360,7 @@ def run_read_store(vector: Vector, session: _Session, caps: dict) -> Built:
     store = session.scratch / "store"
     original = materialise_store(vector.input["store"], vector.root, store)
     response = session.call("read_store", {"store": str(store)})
-    after = snapshot(store)
+    after = adapter_snapshot(store)
     files = FileContext({"files": original}, {"files": after})
     if isinstance(response, ErrorResponse):
         return {"files": file_texts(after)}, files, [_response_failure(vector, "read_store", response)]
@@ -360,7 +397,7 @@ def run_write(vector: Vector, session: _Session, caps: dict) -> Built:
             break
     document = store_document(store)
     document["steps"] = steps
-    files = FileContext({"files": original}, {"files": snapshot(store)})
+    files = FileContext({"files": original}, {"files": adapter_snapshot(store)})
     return document, files, failures
 
 
@@ -377,12 +414,12 @@ def run_merge_stores(vector: Vector, session: _Session, caps: dict) -> Built:
     refused = _merge_store_dirs(session, vector, local, remote, out)
     failures = [refused] if refused else []
     document = store_document(out)
-    local_after, remote_after = snapshot(local), snapshot(remote)
+    local_after, remote_after = adapter_snapshot(local), adapter_snapshot(remote)
     document["local_files"] = file_texts(local_after)
     document["remote_files"] = file_texts(remote_after)
     files = FileContext(
         {"files": {}, "local_files": local_original, "remote_files": remote_original},
-        {"files": snapshot(out), "local_files": local_after, "remote_files": remote_after},
+        {"files": adapter_snapshot(out), "local_files": local_after, "remote_files": remote_after},
     )
     return document, files, failures
 
@@ -466,7 +503,7 @@ def run_concurrent_writes(vector: Vector, session: _Session, caps: dict) -> Buil
             f"{lost} of {len(written)} actions added by {processes} concurrent writers are lost beyond what the "
             "sequential control run lost: the read-mutate-write cycle is not serialized (spec 4.1)",
             requirements=SERIALIZED))
-    return document, FileContext({"files": original}, {"files": snapshot(store)}), failures
+    return document, FileContext({"files": original}, {"files": adapter_snapshot(store)}), failures
 
 
 class _SessionFilePoller:
@@ -474,6 +511,7 @@ class _SessionFilePoller:
 
     def __init__(self, path: Path):
         self.path = path
+        self.unsafe: str | None = None    # what the adapter left instead of a file the runner can read
         self.reads = 0
         self.partial_reads = 0
         self.first_partial: dict | None = None
@@ -482,17 +520,28 @@ class _SessionFilePoller:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
+        try:
+            self._poll()
+        finally:
+            self.started.set()
+
+    def _poll(self) -> None:
         while not self.stop.is_set():
             try:
-                data = self.path.read_bytes()
-            except (FileNotFoundError, PermissionError):
-                data = None
+                data = read_file(self.path, shown=f"{self.path.parent.name}/{self.path.name}")
+            except UnsafeFile as unsafe:
+                self.unsafe = str(unsafe)
+                return
             self.reads += 1
             self.started.set()
             if data is None:
                 continue
             try:
                 json.loads(data.decode("utf-8"))
+            except RecursionError:
+                self.unsafe = (f"the adapter wrote {self.path.parent.name}/{self.path.name} nested too deeply "
+                               "for the runner to parse")
+                return
             except (UnicodeDecodeError, ValueError) as error:
                 self.partial_reads += 1
                 if self.first_partial is None:
@@ -508,7 +557,8 @@ class _SessionFilePoller:
 
     def __exit__(self, *exc_info) -> None:
         self.stop.set()
-        self.thread.join()
+        # Each read is bounded (a regular file of at most MAX_FILE_BYTES): the thread ends promptly.
+        self.thread.join(POLLER_GRACE)
 
 
 def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -528,6 +578,8 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
             if isinstance(response, ErrorResponse):
                 failures.append(_response_failure(vector, op, response, f"/writes/{index}"))
                 break
+    if poller.unsafe:
+        raise _Stop(ERROR, poller.unsafe)
     document = store_document(store)
     document.update({"reads": poller.reads, "partial_reads": poller.partial_reads})
     if poller.first_partial is not None:
@@ -539,7 +591,7 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
             f"the first (read {first['read']}, {first['bytes']} bytes, starting {first['head']!r}) failed: "
             f"{first['error']}. Write a temp file and rename it (spec 4.1)",
             requirements=vector.requirements))
-    return document, FileContext({"files": original}, {"files": snapshot(store)}), failures
+    return document, FileContext({"files": original}, {"files": adapter_snapshot(store)}), failures
 
 
 # --- derived vectors: merge invariants (spec 5.4) ---------------------------------
@@ -666,8 +718,8 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
     for name, other, what in (("self", merged, "M with itself"), ("with_local", local, "M with L again"),
                               ("with_remote", remote, "M with R again")):
         left, right = session.scratch / name / "m", session.scratch / name / "other"
-        shutil.copytree(merged, left)
-        shutil.copytree(other, right)
+        _copy_store(merged, left)
+        _copy_store(other, right)
         refused = _merge_store_dirs(session, vector, left, right, session.scratch / name / "out")
         if refused:
             return document, None, [refused]
@@ -678,6 +730,14 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         if failure:
             failures.append(failure)
     return document, None, failures
+
+
+def _copy_store(source: Path, target: Path) -> None:
+    """A store the adapter wrote, copied as the runner read it (never through a link)."""
+    for relative, data in adapter_snapshot(source).items():
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        (target / relative).write_bytes(data)
+    target.mkdir(parents=True, exist_ok=True)
 
 
 DERIVED_OPS = {

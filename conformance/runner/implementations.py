@@ -20,6 +20,7 @@ import sys
 import threading
 import traceback
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -48,7 +49,7 @@ class Implementation(Protocol):
 
     def take_stderr_capture(self) -> str: ...
 
-    def fork(self) -> Implementation: ...
+    def fork(self, writable: Path | None = None) -> Implementation: ...
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault: ...
 
@@ -110,9 +111,16 @@ class AdapterImplementation:
     def take_stderr_capture(self) -> str:
         return "".join([*self._forks_stderr, self.client.take_stderr_capture()])[-STDERR_TAIL_BYTES:]
 
-    def fork(self) -> AdapterImplementation:
+    @property
+    def restarts(self) -> int:
+        """Restarts of the adapter after faults (the report's notes count them)."""
+        return self.client.stats.restarts
+
+    def fork(self, writable: Path | None = None) -> AdapterImplementation:
+        """Another instance of the adapter; `writable`: the vectors' area it may write in instead of this one's."""
+        limits = self.limits if writable is None else replace(self.limits, writable=(Path(writable),))
         return AdapterImplementation(self.command, workdir=self.workdir, oneshot=self.oneshot, timeout=self.timeout,
-                                     limits=self.limits)
+                                     limits=limits)
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:
         """One adapter process per job, all started before any writes."""
@@ -204,7 +212,7 @@ class ModelImplementation:
         captured, self._captured = self._captured or [], None
         return "".join(captured)[-4000:]
 
-    def fork(self) -> ModelImplementation:
+    def fork(self, writable: Path | None = None) -> ModelImplementation:
         return type(self)(caps=self.context.caps)
 
     def call_in_parallel(self, jobs: Sequence[Sequence[Call]]) -> list[list[Outcome]] | AdapterFault:

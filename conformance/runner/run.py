@@ -33,7 +33,7 @@ from typing import Sequence
 from conformance.protocol.messages import AdapterFault, Describe, Outcome
 from conformance.protocol.process import stopping_adapters
 from conformance.runner.containment import StrayWatch, adapter_scratch, nothing
-from conformance.runner.execute import ERROR, VectorResult, required_ops, run_vector
+from conformance.runner.execute import ERROR, VectorResult, required_ops, run_vector, scratch_prefix
 from conformance.runner.grading import Grade, GradedVector
 from conformance.runner.implementations import Call, Implementation
 from conformance.runner.requirements import RequirementIndex
@@ -122,26 +122,38 @@ def _charge(result: VectorResult, fault: AdapterFault) -> None:
 def run_vectors(vectors: list[Vector], primary: Implementation, described: Describe, workdir: Path,
                 jobs: int = 1, on_result: Callable[[VectorResult], None] | None = None, *,
                 give_up_after: int = DEFAULT_GIVE_UP_AFTER, notes: list[str] | None = None,
-                keep_scratch: Path | None = None) -> list[VectorResult]:
+                keep_scratch: Path | None = None, own_root: bool = False) -> list[VectorResult]:
     """Run every vector; `primary` is already described. Never raises for an adapter's misbehaviour.
 
     Every worker, `primary` included, is closed at the end. Notes for the
     report (ops given up) are appended to `notes`. With `keep_scratch`,
-    failing vectors leave their scratch directories there.
+    failing vectors leave their scratch directories there. With `own_root`,
+    the directory around `workdir` is the run's own temporary directory:
+    anything but the vectors' and adapters' directories appearing there is
+    an adapter's stray file.
     """
     workdir = Path(workdir)
-    workers = [primary] + [primary.fork() for _ in range(max(1, min(jobs, len(vectors))) - 1)]
-    areas = [workdir / f"w{index + 1}" for index in range(len(workers))]
-    # A worker checks its own area (empty between its vectors) and the shared directories.
+    count = max(1, min(jobs, len(vectors)))
+    areas = [workdir / f"w{index + 1}" for index in range(count)]
+    for area in areas:
+        area.mkdir(parents=True, exist_ok=True)
+    # Each worker's adapter may write in its own area only (under --sandbox the others are not even visible).
+    workers = [primary] + [primary.fork(writable=area) for area in areas[1:]]
+    # A worker checks its own area (empty between its vectors) and the shared directories:
+    # the vectors' directory, the adapters' directory and the run's temporary directory around them.
     watch = StrayWatch(workdir.parent)
     watch.watch(workdir, lambda entry: entry.name in {area.name for area in areas})
     shared = [workdir]
     for area, worker in zip(areas, workers):
-        area.mkdir(parents=True, exist_ok=True)
         watch.watch(area, nothing)
         if worker.scratch_dir is not None and Path(worker.scratch_dir).parent not in shared:
             shared.append(Path(worker.scratch_dir).parent)
             watch.watch(shared[-1], adapter_scratch)
+    # The run's own temporary directory: nothing else may appear in it.
+    if own_root:
+        inside_root = {path.name for path in shared}
+        shared.append(workdir.parent)
+        watch.watch(workdir.parent, lambda entry: entry.name in inside_root)
     give_up = GiveUp(give_up_after)
     pending: queue.Queue[Vector] = queue.Queue()
     for vector in vectors:
@@ -163,6 +175,8 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
             else:
                 implementation.owner = vector.id
                 result = run_vector(vector, watched, described, area, keep_scratch)
+                # A scratch directory the adapter made unremovable was charged by run_vector already.
+                watch.excuse(area, scratch_prefix(vector.id))
                 strays = watch.take([area, *shared])
                 if strays:
                     _charge(result, AdapterFault(
@@ -198,8 +212,12 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
         for late in worker.late_faults():
             if late.owner in results:
                 _charge(results[late.owner], late.fault)
+    restarts = sum(getattr(worker, "restarts", 0) for worker in workers)
     if notes is not None:
         notes.extend(give_up.notes())
+        if restarts:
+            notes.append(f"the adapter was restarted {restarts} time(s) after a fault "
+                         "(docs/adapter-protocol.md, \"Restart behaviour\")")
     return sorted(results.values(), key=lambda result: result.id)
 
 

@@ -39,6 +39,18 @@ FAULTS = {
     "spin": "burns CPU instead of answering",
     "hostile_text": "puts terminal escape sequences in describe, its error messages and its stderr",
     "write_outside": "creates files next to its HOME's parent and two levels above each path it is sent, then answers",
+    "write_siblings": "writes into every other adapter's HOME and every other worker's vector area it can reach, "
+                      "and into the run's temporary directory, then answers",
+    "link_session": "leaves store/session.json as a symbolic link to FAKE_ADAPTER_LINK_TO "
+                    "(default /dev/zero), then answers",
+    "fifo_session": "leaves store/session.json as a FIFO (named pipe), then answers",
+    "big_session": "leaves store/session.json as a sparse file of 1 GiB, then answers",
+    "deep_store": "leaves a directory 1,200 levels deep in the store, then answers",
+    "deep_session": "leaves a valid store/session.json 200,000 levels deep, then answers",
+    "unremovable": "makes store/memory unremovable (immutable as root, else no permissions), then answers",
+    "deep_answer": "answers with a result nested 100,000 levels deep",
+    "deep_after": "answers, then writes a line nested 100,000 levels deep",
+    "fork_escape": "starts a process that forks every few ms, each parent exiting, then answers",
 }
 # Faults that are about one kind of moment rather than the n-th request,
 # so FAKE_ADAPTER_FAULT_AFTER does not delay them.
@@ -94,6 +106,96 @@ def write_outside(request: dict) -> None:
     for index, place in enumerate(places):
         with open(os.path.join(place, f"fake-stray-{request.get('id')}-{index}"), "w", encoding="utf-8") as stray:
             stray.write("written outside the scratch directory (fault write_outside)\n")
+
+
+DEEP = 100_000
+
+
+def store_of(request: dict) -> str | None:
+    args = request.get("args") if isinstance(request.get("args"), dict) else {}
+    store = args.get("store") or args.get("out")
+    return store if isinstance(store, str) and os.path.isdir(store) else None
+
+
+def leave_in_store(fault: str, store: str) -> None:
+    """Leave in the store what a runner must not follow, block on or choke on (the *_session, deep_store
+    and unremovable faults)."""
+    session = os.path.join(store, "session.json")
+    if fault in ("link_session", "fifo_session", "big_session") and os.path.lexists(session):
+        os.unlink(session)
+    if fault == "link_session":
+        os.symlink(os.environ.get("FAKE_ADAPTER_LINK_TO", "/dev/zero"), session)
+    elif fault == "fifo_session":
+        os.mkfifo(session)
+    elif fault == "big_session":
+        with open(session, "wb") as big:
+            big.truncate(1024 ** 3)
+    elif fault == "deep_session":
+        with open(session + ".tmp", "w", encoding="utf-8") as deep:
+            deep.write('{"version": 1, "deep": ' + "[" * 200_000 + "]" * 200_000 + "}")
+        os.replace(session + ".tmp", session)
+    elif fault == "deep_store":
+        fd = os.open(store, os.O_RDONLY)
+        for _ in range(1200):  # deeper than any path a runner could name: only directory descriptors go there
+            os.mkdir("d", dir_fd=fd)
+            deeper = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = deeper
+        os.close(fd)
+    elif fault == "unremovable":
+        memory = os.path.join(store, "memory")
+        os.makedirs(memory, exist_ok=True)
+        with open(os.path.join(memory, "stuck.md"), "w", encoding="utf-8") as stuck:
+            stuck.write("---\ntype: note\n---\nstuck\n")
+        if os.geteuid() == 0:
+            import fcntl
+            import struct
+
+            fd = os.open(memory, os.O_RDONLY)
+            flags = struct.unpack("i", fcntl.ioctl(fd, 0x80086601, b"\0" * 4))[0]
+            fcntl.ioctl(fd, 0x40086602, struct.pack("i", flags | 0x10))  # FS_IMMUTABLE_FL
+            os.close(fd)
+        else:
+            os.chmod(memory, 0)
+
+
+def write_siblings() -> None:
+    """Write wherever a sibling's files are: other adapters' HOMEs, other workers' areas, the run's root."""
+    home = os.environ.get("HOME", ".")
+    adapters = os.path.dirname(os.path.dirname(home))
+    root = os.path.dirname(adapters)
+    places = [os.path.join(adapters, name, "home") for name in os.listdir(adapters)]
+    vectors = os.path.join(root, "vectors")
+    if os.path.isdir(vectors):
+        places += [os.path.join(vectors, area, vector) for area in os.listdir(vectors)
+                   for vector in os.listdir(os.path.join(vectors, area))]
+    places.append(root)
+    for place in places:
+        if os.path.realpath(place) != os.path.realpath(home):
+            try:
+                with open(os.path.join(place, "fake-sibling-write"), "w", encoding="utf-8") as stray:
+                    stray.write("written into a sibling's directory (fault write_siblings)\n")
+            except OSError as problem:
+                sys.stderr.write(f"fake adapter: could not write into {place}: {problem}\n")
+
+
+def fork_escape() -> None:
+    """A chain of processes, each forking a child and exiting at once, for ten minutes: at any moment
+    one or two of them live, each for about a millisecond (FAKE_ADAPTER_PID_FILE names the first)."""
+    if os.fork() != 0:
+        return
+    os.setsid()
+    pid_file = os.environ.get("FAKE_ADAPTER_PID_FILE")
+    deadline = time.monotonic() + 600
+    beat = 0.0
+    while time.monotonic() < deadline:
+        if pid_file and time.monotonic() > beat:  # a heartbeat: the chain is alive while the file grows
+            beat = time.monotonic() + 0.02
+            with open(pid_file, "a", encoding="utf-8") as pids:
+                pids.write(f"{os.getpid()}\n")
+        if os.fork() != 0:
+            os._exit(0)  # the parent goes, the child carries on
+    os._exit(0)
 
 
 def configuration() -> tuple[set[str], int, list[int]]:
@@ -212,6 +314,11 @@ def main() -> int:
             sys.stderr.flush()
         if "write_outside" in faults:
             write_outside(request)
+        if "fork_escape" in faults:
+            fork_escape()
+        if "deep_answer" in faults:
+            response = (f'{{"id": {json.dumps(request_id)}, "ok": true, "result": {{"deep": '
+                        + "[" * DEEP + "]" * DEEP + "}}")
         for fault, new_session in (("leave_children", False), ("setsid_child", True)):
             if fault in faults:
                 leave_children(request_id, new_session)
@@ -246,7 +353,15 @@ def main() -> int:
             response = {"id": request_id, "ok": True}
         if "float_id" in faults and isinstance(request_id, int):
             response["id"] = float(request_id)
+        store = store_of(request)  # left before the answer: the runner reads the store as soon as it has it
+        for fault in ("link_session", "fifo_session", "big_session", "deep_session", "deep_store", "unremovable"):
+            if fault in faults and store:
+                leave_in_store(fault, store)
+        if "write_siblings" in faults:
+            write_siblings()
         emit(response)
+        if "deep_after" in faults:
+            emit("[" * DEEP + "]" * DEEP)
         if "double_answer" in faults:
             emit(response)
         if "stop_reading" in faults:

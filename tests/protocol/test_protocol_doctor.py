@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+import tempfile
 
 import pytest
 
@@ -210,3 +211,15 @@ def test_a_good_adapter_passes_inside_the_sandbox(fake_command, fake_env):
     code, output = run_doctor(fake(fake_command), sandbox=True)
     assert code == 0, output
     assert status_of(output, "sandbox") == "PASS" and status_of(output, "oneshot") == "PASS"
+
+
+@pytest.mark.parametrize("fault", ["deep_store", "link_session"])
+def test_what_an_adapter_leaves_is_a_failure_and_the_doctors_temp_dir_is_removed(fake_command, fake_env, tmp_path,
+                                                                                  monkeypatch, fault):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    fake_env(model="reference", fault=fault, fault_when="add_goal")
+    code, out = run_doctor(fake(fake_command), timeout=20)  # 1,200 directories take a while on a busy machine
+    assert code == 1 and "Traceback" not in out
+    assert status_of(out, "add_goal") == "FAIL"
+    assert "nested more than 32 levels" in out or "a symbolic link to '/dev/zero'" in out
+    assert list(tmp_path.iterdir()) == []

@@ -13,3 +13,10 @@ def vectors_root(tmp_path: Path) -> Path:
     root = tmp_path / "vectors"
     root.mkdir()
     return root
+
+
+@pytest.fixture
+def hostile(fake_env, fake_command):
+    """The fake adapter serving the reference model; returns its command line."""
+    fake_env(model="reference")
+    return " ".join(fake_command)

@@ -35,3 +35,16 @@ def write_vector_file(root: Path, relative: str, vectors: list[dict], **extra) -
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"description": "test vectors", "vectors": vectors, **extra}, indent=2), encoding="utf-8")
     return path
+
+
+def run_report(capsys, vectors_root: Path, vectors: list[dict], *options) -> tuple[int, str, dict]:
+    """`memoir-conform run` of `vectors` with a JSON report: (exit code, stdout, vector id -> its report
+    entry, and "$report" -> the whole report)."""
+    from conformance.cli import main
+
+    write_vector_file(vectors_root, "t/run.json", vectors)
+    report = vectors_root.parent / "report.json"
+    code = main(["run", "--no-bundled", "--vectors", str(vectors_root), "--json", str(report), *map(str, options)])
+    out = capsys.readouterr().out
+    document = json.loads(report.read_text(encoding="utf-8"))
+    return code, out, {item["id"]: item for item in document["vectors"]} | {"$report": document}

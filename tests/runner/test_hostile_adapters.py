@@ -3,7 +3,6 @@ breaking the protocol on the requests that carry a marker text (FAKE_ADAPTER_FAU
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -13,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from runner_helpers import run_report as run
 from runner_helpers import vector, write_vector_file
 
 from conformance.cli import main
@@ -33,22 +33,6 @@ def merge(id: str, marker: str = "plain") -> dict:
 
 READ = vector("t.read", op="read_store", level="reader", sections=["4.1"], input={"store": {"files": {}}},
               expect=[{"path": "/session/status", "equals": "absent"}])
-
-
-@pytest.fixture
-def hostile(fake_env, fake_command):
-    """The fake adapter serving the reference model; returns its command line."""
-    fake_env(model="reference")
-    return " ".join(fake_command)
-
-
-def run(capsys, vectors_root: Path, vectors: list[dict], *options) -> tuple[int, str, dict]:
-    write_vector_file(vectors_root, "t/hostile.json", vectors)
-    report = vectors_root.parent / "report.json"
-    code = main(["run", "--no-bundled", "--vectors", str(vectors_root), "--json", str(report), *map(str, options)])
-    out = capsys.readouterr().out
-    document = json.loads(report.read_text(encoding="utf-8"))
-    return code, out, {item["id"]: item for item in document["vectors"]} | {"$report": document}
 
 
 # -- 1 and 8 ---------------------------------------------------------------------------
@@ -173,6 +157,37 @@ def test_a_signal_stops_every_adapter_and_removes_every_scratch_directory(vector
         if runner.poll() is None:
             runner.kill()
     assert code == (143 if stop == signal.SIGTERM else 130)
+    assert survivors(pid_file) == []
+    assert list(runner_tmp.iterdir()) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gap", [0.02, 0.05])
+def test_a_second_ctrl_c_soon_after_the_first_still_exits_130_and_cleans_up(vectors_root, hostile, fake_env, pid_file,
+                                                                            survivors, tmp_path, gap):
+    fake_env(fault="leave_children,sleep", fault_when="merge_sessions")
+    write_vector_file(vectors_root, "t/hostile.json", [merge(f"t.merge-{n}") for n in range(8)])
+    runner_tmp = tmp_path / "runner-tmp"
+    runner_tmp.mkdir()
+    command = [sys.executable, "-m", "conformance", "run", "--no-bundled", "--vectors", str(vectors_root),
+               "--adapter", hostile, "-j", "4", "--timeout", "60"]
+    runner = subprocess.Popen(command, env={**os.environ, "TMPDIR": str(runner_tmp)}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 30
+        while len(pid_file.read_text().split() if pid_file.exists() else []) < 8 and time.monotonic() < deadline:
+            time.sleep(0.05)  # every adapter has started its children and waits
+        runner.send_signal(signal.SIGINT)
+        for _ in range(20):  # more Ctrl-C while the run cleans up: one of them lands mid-cleanup
+            time.sleep(gap)
+            if runner.poll() is not None:
+                break
+            runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=30)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert code == 130, runner.stderr.read()
     assert survivors(pid_file) == []
     assert list(runner_tmp.iterdir()) == []
 
