@@ -41,7 +41,7 @@ def test_human_groups_by_store_and_file_and_summarises_legacy_files():
     lines = text.splitlines()
     assert lines[0].startswith("== store  (a store with memory/ and session.json")
     assert "\x1b" not in text  # neither colour nor the control character from the message
-    assert "\\x1b[31mred" in text
+    assert "\\u001b[31mred" in text
     assert "[MEMOIR-E-YAML-ANCHOR, spec 3.1]" in text
     assert text.index("store/session.json") < text.index("store/memory/fact_a.md")
     assert "feedback_b.md" not in text  # its only finding is legacy: summarised, not listed
@@ -176,7 +176,7 @@ def test_junit():
     assert suite.get("tests") == "5" and suite.get("failures") == "2"
     assert cases["store/memory/clean.md"].find("failure") is None
     assert cases["store/session.json"].find("failure").get("type") == "MEMOIR-E-SESSION-SCHEMA"
-    assert "\\x1b" in cases["store/memory/fact_a.md"].find("failure").text
+    assert "\\u001b" in cases["store/memory/fact_a.md"].find("failure").text
 
 
 @pytest.mark.parametrize("options, failures", [({}, "0"), ({"strict": True}, "1"), ({"legacy": "error"}, "1")])
