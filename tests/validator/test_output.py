@@ -210,3 +210,14 @@ def test_rules_markdown_and_json():
     listed = json.loads(output.render_rules(catalogue, "json"))
     assert [item["id"] for item in listed] == [rule.id for rule in catalogue]
     assert next(item for item in listed if item["id"] == rules.LEGACY_TYPE.id)["former_ids"] == ["MEMOIR-W-LEGACY-TYPE"]
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200e", "\u061c", "\u200b", "\ufeff", "\u2060",
+                                  "\U000e0041", "\u00a0", "\u3000", "\x1b"])
+@pytest.mark.parametrize("fmt", ["human", "json", "sarif", "junit"])
+def test_invisible_and_bidi_characters_are_escaped_in_every_output(char, fmt):
+    # Issue 24 / 19: link text and file names never reach a report raw.
+    from conformance.validator.core.findings import Diagnostic, FileChecked
+    found = Diagnostic(f"memory/a{char}b.md", 1, 1, "error", "MEMOIR-E-X", f"link [[x{char}y]]", "3.1")
+    text = render(fmt, [FileChecked(found.path, (found,), True)])
+    assert char not in text
