@@ -55,6 +55,8 @@ def printable(text: str, *, multiline: bool = False, tabs: bool = True) -> str:
     a whole report); otherwise they are escaped, so that text from outside
     can never start a line of its own (a fake verdict line, for instance).
     """
+    if text.isascii() and text.isprintable():  # the common case, at C speed: no control character
+        return text
     if multiline:
         return _UNSAFE_MULTILINE.sub(_escape, text.replace("\r\n", "\n"))
     return (_UNSAFE_KEEP_TABS if tabs else _UNSAFE_INLINE).sub(_escape, text)

@@ -5,8 +5,8 @@ Each compiled pattern of `conformance` (and each literal pattern passed to
 validate adapter output) is applied, the way the package applies it, to
 hostile texts derived from the pattern at two sizes, 256 and 1024
 characters. Time growing faster than the size (more than 8 times for 4
-times the text: a linear pattern takes 4, a quadratic one 16) fails the
-test. A pattern that needs 50 ms for 256 characters fails at once (the
+times the text: a linear pattern takes 4, a quadratic one 16), confirmed by
+measuring again and above 0.2 ms for the larger text, fails the test. A pattern that needs 50 ms for 256 characters fails at once (the
 larger size would take minutes).
 """
 
@@ -30,6 +30,7 @@ from conformance.validator.memoir.entry import looks_like_index  # noqa: E402
 from conformance.validator.reme_vault.links import wikilinks  # noqa: E402
 
 SMALL, LARGE, FACTOR = 256, 1024, 8.0
+FLOOR = 2e-4  # under 0.2 ms for the larger text (200 ns a character) is linear enough, whatever the noise
 # Patterns applied on the spot from text that is not a literal: each with why it is safe
 # (a pattern compiled from such text is found, and probed, as a compiled pattern).
 EXEMPT_INLINE = {
@@ -47,7 +48,12 @@ def _too_slow(apply, shapes) -> str | None:
         if small > 0.05:
             return f"{prefix!r} + {piece!r} x {SMALL // len(piece)}: {small:.2f} s"
         large = cost(apply, hostile_text(prefix, piece, LARGE))
-        if large > FACTOR * max(small, 1e-6):
+        for _again in range(3):  # a shared machine is noisy: the best of several measurements decides
+            if large <= FACTOR * max(small, 1e-6) or large < FLOOR:
+                break
+            small = min(small, cost(apply, hostile_text(prefix, piece, SMALL)))
+            large = min(large, cost(apply, hostile_text(prefix, piece, LARGE)))
+        else:
             return f"{prefix!r} + {piece!r}: {small * 1e3:.2f} ms at {SMALL}, {large * 1e3:.2f} ms at {LARGE}"
     return None
 
@@ -106,10 +112,15 @@ def test_schema_patterns_are_linear():
     assert not slow, "\n".join(slow)
 
 
-def test_the_probe_catches_a_quadratic_pattern():
-    # The shape of the model's former heading pattern: the probe must see it.
-    former = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-    assert _too_slow(applying(former, "match"), hostile_shapes(former))
+@pytest.mark.parametrize("source, method", [
+    (r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", "match"),
+    (r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)", "match"),
+    (r"(`+)(?:(?!\1).)+?\1", "sub"),
+], ids=["model-heading", "validator-index-line", "reme-code-span"])
+def test_the_probe_catches_the_patterns_of_issue_24(source, method):
+    # The three patterns this test was written after: the probe must see each.
+    former = re.compile(source)
+    assert _too_slow(applying(former, method), hostile_shapes(former))
 
 
 def _grows_linearly(function, make, small=20_000) -> bool:
