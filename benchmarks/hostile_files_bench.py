@@ -7,7 +7,10 @@ million line breaks, a session of 100,000 bad items, JSON nested to the limit,
 and the like. Each file is validated alone, by the real command line in a fresh
 process, and must finish within its budget; the script exits 1 if any does not
 (issue 16: the secret scanner took 37 s on 400 KB of ``sk-`` and did not
-finish 4 MB in ten minutes; 450,000 links did not finish either).
+finish 4 MB in ten minutes; 450,000 links did not finish either). Issue 24
+added the three inputs whose patterns were not linear: a `# a` heading
+followed by spaces and tabs, an index line of `.md#`, and (in a REME vault)
+a line of backticks.
 
     python benchmarks/hostile_files_bench.py                  # every file, default budget
     python benchmarks/hostile_files_bench.py --budget 5 --only sk- links
@@ -64,6 +67,9 @@ def hostile_files() -> dict[str, str]:
     files["frontmatter-comment.md"] = "---\ntype: fact\nname: n\ndescription: " + _fill(" #") + "\n---\n"
     files["frontmatter-colons.md"] = "---\ntype: fact\nname: " + _fill(": ") + "\n---\n"
     files["frontmatter-quotes.md"] = '---\ntype: fact\nname: "' + _fill('\\"') + '\n---\n'
+    # Issue 24: inputs that took time growing with the square (or cube) of their size.
+    files["bare-heading-spaces.md"] = "# a" + _fill(" \t", 256 * 1024) + "x\n"
+    files["index-line-md-hash.md"] = "- [a](" + _fill(".md#", 255 * 1024) + "\n- [b](b.md)\n- [c](c.md)\n"
     files["not-utf8.md"] = HEAD + _fill("\udcff")  # written with surrogateescape: invalid bytes throughout
     return files
 
@@ -81,6 +87,11 @@ def hostile_sessions() -> dict[str, str]:
     }
 
 
+def hostile_vaults() -> dict[str, str]:
+    """A REME vault (validated as a directory) per hostile topic file: vault-relative path -> content."""
+    return {"backticks/topics/t/t.md": "# t\n\n" + "`" * 4096 + "\n"}
+
+
 def generate(root: Path) -> list[Path]:
     store = root / "store" / "memory"
     store.mkdir(parents=True, exist_ok=True)
@@ -94,6 +105,11 @@ def generate(root: Path) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         paths.append(path)
+    for name, text in hostile_vaults().items():
+        path = root / "vaults" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(root / "vaults" / name.split("/")[0])
     return paths
 
 

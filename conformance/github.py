@@ -107,6 +107,18 @@ def cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+# Every ASCII punctuation character may be backslash-escaped in GitHub's
+# markdown; these are the ones that start markup (emphasis, links, images,
+# headings, lists, HTML tags and entities, tables).
+_MARKDOWN_SPECIAL = str.maketrans({char: "\\" + char for char in "\\`*_{}[]()#+-.!|~<>&"})
+
+
+def text(value: str) -> str:
+    """Text from an adapter or a file for a markdown line or cell: one line,
+    its markdown and HTML shown as typed, never rendered."""
+    return " ".join(value.split()).translate(_MARKDOWN_SPECIAL)
+
+
 def code(text: str) -> str:
     """Inline code that holds any backticks in `text`."""
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)

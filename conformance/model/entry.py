@@ -22,7 +22,6 @@ KNOWN_SCHEMA_VERSION = 1
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_H1 = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # A bold label line: **Label:** or **Label**: at the start of a line.
 _BOLD_LABEL = re.compile(r"[ \t]*\*\*[^*\r\n]+?(?::\*\*|\*\*:)")
@@ -166,14 +165,30 @@ def _body_lines(body: str):
         yield line, True
 
 
+def _h1_text(line: str) -> str | None:
+    """The text of a `# H1` line (up to three spaces, `#`, a space or tab, the
+    text, an optional closing run of `#` after a space or tab), or None.
+
+    A plain parser: the regular expression it replaces took time growing with
+    the square of a line like `# a` followed by spaces and tabs."""
+    rest = line.lstrip(" ")
+    if len(line) - len(rest) > 3 or rest[:1] != "#" or rest[1:2] not in (" ", "\t"):
+        return None
+    text = rest[1:].strip(" \t")
+    unclosed = text.rstrip("#")
+    if len(unclosed) < len(text) and unclosed[-1:] in (" ", "\t"):
+        return unclosed.rstrip(" \t")
+    return text
+
+
 def first_heading(body: str) -> str | None:
     """The text of the first ``# H1`` outside code fences, or None."""
     if "#" not in body:
         return None
     for line, in_fence in _body_lines(body):
-        match = None if in_fence else _H1.match(line)
-        if match and match.group(1).strip():
-            return match.group(1).strip()
+        text = None if in_fence else _h1_text(line)
+        if text and text.strip():
+            return text.strip()
     return None
 
 

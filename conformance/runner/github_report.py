@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from conformance.github import Annotations, anchor, cell, code, code_block, write_step_summary
+from conformance.github import Annotations, anchor, cell, code, code_block, text, write_step_summary
 from conformance.runner.failure_block import describe_failure, vector_source, why_no_cost
 from conformance.runner.grading import LEVEL_NAMES, OUTCOMES, GradedVector, blocks_run, level_line
 from conformance.runner.run import RunRecord
@@ -78,9 +78,9 @@ def _first_mismatch(item: GradedVector) -> str:
     if result.failures:
         failure = result.failures[0]
         more = len(result.failures) - 1
-        return (f"{code(failure.path or '/')} ({failure.check}): {failure.message}"
+        return (f"{code(failure.path or '/')} ({failure.check}): {text(failure.message)}"
                 + (f" (+{more} more)" if more else ""))
-    return result.detail or item.outcome
+    return text(result.detail or item.outcome)
 
 
 def _cited(item: GradedVector) -> list[str]:
@@ -102,7 +102,7 @@ def _table(items: list[GradedVector], record: RunRecord) -> list[str]:
 
 def summary(record: RunRecord) -> str:
     grade = record.grade
-    lines = [f"## memoir-conform {record.kit_version}: {cell(record.described.name)} {cell(record.described.version)}",
+    lines = [f"## memoir-conform {record.kit_version}: {text(record.described.name)} {text(record.described.version)}",
              "", f"**{cell(grade.verdict)}**", ""]
     if not grade.filtered:
         lines += ["| level | result |", "|---|---|"]

@@ -77,7 +77,7 @@ def _error(message: str) -> int:
 class ShardReport:
     path: Path
     data: dict
-    shard: Shard
+    shard: Shard | None     # None: a whole run's report, graded again by `regrade`
 
 
 def load_shards(paths: list[Path]) -> list[ShardReport] | str:
@@ -161,6 +161,16 @@ def merge(shards: list[ShardReport], vector_dirs: list[Path] | None = None) -> R
     problem = mismatch(shards)
     if problem:
         return problem
+    return _graded(shards, vector_dirs)
+
+
+def regrade(path: Path, data: dict) -> RunRecord | str:
+    """A whole run's report graded again from the results of its vectors (never
+    from the `grade` it holds, which a hand can edit), or why it cannot be."""
+    return _graded([ShardReport(path, data, None)], None)
+
+
+def _graded(shards: list[ShardReport], vector_dirs: list[Path] | None) -> RunRecord | str:
     first = shards[0].data
     options = first["options"]
     extra = [Path(text) for text in options.get("vectors") or ()] if vector_dirs is None else list(vector_dirs)
@@ -183,8 +193,11 @@ def merge(shards: list[ShardReport], vector_dirs: list[Path] | None = None) -> R
     results, expected = [], []
     for item in shards:
         ran = [vector["id"] for vector in item.data["vectors"]]
-        assigned = [vector.id for vector in pick(selected, item.shard)]
+        assigned = [vector.id for vector in (pick(selected, item.shard) if item.shard else selected)]
         if sorted(ran) != sorted(assigned):
+            if item.shard is None:
+                return (f"{item.path} holds {len(ran)} vectors, but the run it describes selects {len(assigned)} "
+                        "other ones: not a report this kit wrote")
             return (f"{item.path} (shard {item.shard}) ran {len(ran)} vectors, but this kit puts {len(assigned)} "
                     "other ones in that shard: were the shards made with this kit and these options?")
         for data in item.data["vectors"]:
@@ -200,6 +213,12 @@ def merge(shards: list[ShardReport], vector_dirs: list[Path] | None = None) -> R
                        waived_by=options.get("expect_fail"), up_to=None if filters.narrowed else filters.level)
     commands = sorted({item.data["implementation"]["command"] for item in shards})
     notes = list(dict.fromkeys(note for item in shards for note in item.data["summary"]["notes"]))
+    if shards[0].shard is None:
+        return RunRecord(
+            kit_version=first["kit"]["version"], spec=spec, corpus_digest=corpus.digest,
+            implementation=first["implementation"]["command"], mode=first["implementation"]["mode"],
+            described=described, protocol=first["implementation"]["protocol"], options=options, graded=graded,
+            grade=graded_run, requirements=index, left_out_newer=newer, duration=first["duration_s"], notes=notes)
     notes.append(f"merged from {len(shards)} shard reports; duration is the sum of the shards' durations")
     if len(commands) > 1:
         notes.append(f"the shards ran the adapter as {len(commands)} different commands: {'; '.join(commands)}")

@@ -1,8 +1,10 @@
 """Run reports (schema/report.schema.json) as the site sees them: read, checked, named.
 
 Everything in a report came from an adapter or a user's file and is
-untrusted text: a report is used only after it keeps the schema, and the
-names made from it for files (`slug`) keep to `[a-z0-9-]`.
+untrusted text: a report is used only after it keeps the schema, the names
+made from it for files (`slug`) keep to `[a-z0-9-]`, and its grade is
+computed again from the results of its vectors (`merge_reports.regrade`):
+a hand-edited `grade` never earns a badge.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.runner import report_json
+from conformance.runner.merge_reports import regrade
 from conformance.runner.grading import LEVEL_NAMES
 
 SLUG_CHARS = 48
@@ -49,6 +52,14 @@ class SiteReport:
         return LEVEL_NAMES[level] if level else "none"
 
 
+def _unverified(grade: dict, why: str) -> dict:
+    """The grade of a report this kit cannot grade again (another corpus): no level earned."""
+    levels = {level: {**status, "earned": False, "reached_if_waived_fixed": False}
+              for level, status in grade["levels"].items()}
+    return {**grade, "earned": None, "reached_if_waived_fixed": None, "levels": levels,
+            "verdict": f"not graded here: {why}"}
+
+
 def label(report: dict) -> str:
     name = report["options"].get("name")
     if isinstance(name, str) and name.strip():
@@ -84,6 +95,10 @@ def load(paths: list[Path]) -> list[SiteReport] | str:
         report = report_json.read(path)
         if isinstance(report, str):
             return report
+        if not report["options"].get("shard"):  # a shard grades no level: nothing to trust
+            record = regrade(Path(path), report)
+            grade = _unverified(report["grade"], record) if isinstance(record, str) else report_json.build(record)["grade"]
+            report = {**report, "grade": grade}
         loaded.append((Path(path), report))
     labels = [label(report) for _, report in loaded]
     return [SiteReport(path, report, text, slug)

@@ -58,7 +58,9 @@ ALWAYS = {"ignore_unknown", "no_exit_on_eof", "bad_describe", "hostile_text"}
 
 # Clears the screen, retitles the window, rings the bell, and starts a line
 # that looks like a verdict.
-HOSTILE = "\x1b[2J\x1b]0;pwned\x07\x1b[1;32m\rmemoir Full (v0.1.2) earned\nExit 0\x9b31m\u202e"
+HOSTILE = ("\x1b[2J\x1b]0;pwned\x07\x1b[1;32m\rmemoir Full (v0.1.2) earned\nExit 0\x9b31m\u202e"
+           # bidi isolate, zero-width, tag, no-break and ideographic spaces; markdown and HTML (issue 24)
+           "\u2066\u200b\ufeff\U000e0041\u00a0\u3000 <img src=x onerror=alert(1)> [link](http://x) **bold**")
 
 CAPS = {
     "goals": 3,

@@ -4,6 +4,7 @@ breaking the protocol on the requests that carry a marker text (FAKE_ADAPTER_FAU
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from conformance.cli import main
 from conformance.protocol.process import sandbox_command, sandbox_problem
 from conformance.resources import runners_dir
 
-ESCAPES = ("\x1b", "\x07", "\x9b", "\r", "\u202e")
+ESCAPES = ("\x1b", "\x07", "\x9b", "\r", "\u202e", "\u2066", "\u200b", "\ufeff", "\U000e0041", "\u00a0", "\u3000")
 
 
 def session(text: str) -> dict:
@@ -103,16 +104,24 @@ def test_memory_limit_from_the_command_line(capsys, vectors_root, hostile, fake_
 
 def test_hostile_names_and_stderr_are_escaped_in_every_report(capsys, vectors_root, hostile, fake_env, tmp_path):
     fake_env(fault="hostile_text,crash", fault_when="BOOM")
-    junit = tmp_path / "junit.xml"
-    code, out, by_id = run(capsys, vectors_root, [merge("t.boom", "BOOM"), merge("t.fine")], "--adapter", hostile,
-                           "--junit", junit)
+    junit, summary = tmp_path / "junit.xml", tmp_path / "summary.md"
+    os.environ["GITHUB_STEP_SUMMARY"] = str(summary)
+    try:
+        code, out, by_id = run(capsys, vectors_root, [merge("t.boom", "BOOM"), merge("t.fine")], "--adapter",
+                               hostile, "--junit", junit, "--github")
+    finally:
+        del os.environ["GITHUB_STEP_SUMMARY"]
     assert by_id["t.boom"]["outcome"] == "error"
     assert not any(char in out for char in ESCAPES), repr(out)
     assert "fake-adapter\\u001b[2J" in out
     assert not any(line.startswith("memoir Full") for line in out.splitlines()[:-1])
-    for path in (junit, vectors_root.parent / "report.json"):
+    for path in (junit, vectors_root.parent / "report.json", summary):
         data = path.read_text(encoding="utf-8")
         assert not any(char in data for char in ESCAPES), path
+    # The adapter's markdown and HTML shown as typed, never rendered (outside code blocks, escaped).
+    shown = re.sub(r"(?ms)^(`{3,})text$.*?^\1$", "", summary.read_text(encoding="utf-8"))
+    assert not re.search(r"(?<!\\)<img|(?<!\\)\[link\]|(?<!\\)\*\*bold", shown), shown
+    assert "\\<img src=x onerror=alert\\(1\\)\\>" in shown and "u2066" in shown and "udb40" in shown
     root = ET.parse(junit).getroot()  # valid XML
     error = next(case for case in root.iter("testcase") if case.get("name") == "t.boom").find("error")
     assert "\\u001b]0;pwned\\u0007" in error.text

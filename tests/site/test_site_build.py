@@ -122,3 +122,35 @@ def test_reports_of_different_corpora_are_flagged_on_every_page(report_paths, tm
     for page in pages(tmp_path / "site"):
         text = page.read_text()
         assert "2 corpus digests, 1 kit versions" in text and "ffffffffffffffff" in text, page
+
+
+def test_a_hand_edited_grade_earns_no_badge(report_paths, tmp_path, capsys):
+    # Issue 24: `report` grades the vectors again; the `grade` field is not trusted.
+    report = json.loads(report_paths["mutant-03"].read_text())
+    assert any(vector["outcome"] == "fail" for vector in report["vectors"])
+    report["grade"]["earned"] = report["grade"]["claimed"] = "full"
+    for status in report["grade"]["levels"].values():
+        status.update(earned=True, blocking={}, deciding=0)
+    report["grade"]["verdict"] = "memoir Full earned"
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(report))
+    assert main(["report", str(tampered), "-o", str(tmp_path / "site")]) == 0
+    capsys.readouterr()
+    badge = next((tmp_path / "site").rglob("*.svg")).read_text()
+    assert "Full" not in badge
+
+
+def test_invisible_characters_are_shown_on_the_site(report_paths, tmp_path, capsys):
+    report = json.loads(report_paths["mutant-03"].read_text())
+    failing = next(vector for vector in report["vectors"] if vector["outcome"] == "fail")
+    failing["failures"][0]["message"] = "a\u202eb c\u00a0d e\u3000f g\u200bh i\U000e0041j"
+    failing["stderr_tail"] = "\ufeff\u2066trace\u2069"
+    report["implementation"]["describe"]["name"] = "impl\u00a0\u200d\u202e"
+    report["options"]["name"] = None
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert main(["report", str(tmp_path / "r.json"), "-o", str(tmp_path / "site")]) == 0
+    capsys.readouterr()
+    text = "".join(page.read_text() for page in pages(tmp_path / "site"))
+    for raw in ("\u202e", "\u00a0", "\u3000", "\u200b", "\U000e0041", "\ufeff", "\u2066", "\u200d"):
+        assert raw not in text
+    assert "\\u202e" in text and "\\u00a0" in text and "\\u3000" in text and "\\udb40\\udc41" in text

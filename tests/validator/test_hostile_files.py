@@ -211,7 +211,7 @@ def test_a_file_name_with_a_line_break_keeps_the_report_one_line_per_finding(tmp
     (memory / "fact_a\nfake: 1:1  error  forged.md").write_text("---\ntype: fact\nname: n\n---\n", encoding="utf-8")
     main(["validate", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "fact_a\\x0afake: 1:1  error  forged.md" in out
+    assert "fact_a\\u000afake: 1:1  error  forged.md" in out
     assert not any(line.startswith("fake:") for line in out.splitlines())
 
 
@@ -221,5 +221,5 @@ def test_hostile_file_names_cannot_write_to_the_terminal(tmp_path, capsys):
     (memory / "fact_\x1b]0;owned\x07.md").write_text("---\ntype: fact\nname: n\n---\n", encoding="utf-8")
     main(["validate", "--color", "never", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "\x1b" not in out and "\x07" not in out and "\\x1b]0;owned\\x07" in out
+    assert "\x1b" not in out and "\x07" not in out and "\\u001b]0;owned\\u0007" in out
 

@@ -41,7 +41,7 @@ def test_human_groups_by_store_and_file_and_summarises_legacy_files():
     lines = text.splitlines()
     assert lines[0].startswith("== store  (a store with memory/ and session.json")
     assert "\x1b" not in text  # neither colour nor the control character from the message
-    assert "\\x1b[31mred" in text
+    assert "\\u001b[31mred" in text
     assert "[MEMOIR-E-YAML-ANCHOR, spec 3.1]" in text
     assert text.index("store/session.json") < text.index("store/memory/fact_a.md")
     assert "feedback_b.md" not in text  # its only finding is legacy: summarised, not listed
@@ -176,7 +176,7 @@ def test_junit():
     assert suite.get("tests") == "5" and suite.get("failures") == "2"
     assert cases["store/memory/clean.md"].find("failure") is None
     assert cases["store/session.json"].find("failure").get("type") == "MEMOIR-E-SESSION-SCHEMA"
-    assert "\\x1b" in cases["store/memory/fact_a.md"].find("failure").text
+    assert "\\u001b" in cases["store/memory/fact_a.md"].find("failure").text
 
 
 @pytest.mark.parametrize("options, failures", [({}, "0"), ({"strict": True}, "1"), ({"legacy": "error"}, "1")])
@@ -210,3 +210,14 @@ def test_rules_markdown_and_json():
     listed = json.loads(output.render_rules(catalogue, "json"))
     assert [item["id"] for item in listed] == [rule.id for rule in catalogue]
     assert next(item for item in listed if item["id"] == rules.LEGACY_TYPE.id)["former_ids"] == ["MEMOIR-W-LEGACY-TYPE"]
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200e", "\u061c", "\u200b", "\ufeff", "\u2060",
+                                  "\U000e0041", "\u00a0", "\u3000", "\x1b"])
+@pytest.mark.parametrize("fmt", ["human", "json", "sarif", "junit"])
+def test_invisible_and_bidi_characters_are_escaped_in_every_output(char, fmt):
+    # Issue 24 / 19: link text and file names never reach a report raw.
+    from conformance.validator.core.findings import Diagnostic, FileChecked
+    found = Diagnostic(f"memory/a{char}b.md", 1, 1, "error", "MEMOIR-E-X", f"link [[x{char}y]]", "3.1")
+    text = render(fmt, [FileChecked(found.path, (found,), True)])
+    assert char not in text

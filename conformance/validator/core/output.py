@@ -32,6 +32,7 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from conformance import __version__
+from conformance.safe_text import printable
 from conformance.validator.core.findings import (
     SEVERITIES,
     Diagnostic,
@@ -48,16 +49,15 @@ LEGACY_MODES = ("summary", "show", "error")
 TOOL_NAME = "memoir-conform"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVELS = {"error": "error", "warning": "warning", "legacy": "note", "info": "note"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029]")
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "legacy": "\033[35m", "info": "\033[36m",
             "bold": "\033[1m", "dim": "\033[2m"}
 _RESET = "\033[0m"
 
 
 def visible(text: str) -> str:
-    """Control characters, line breaks and lone surrogates written as escapes."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
-                        else f"\\u{ord(match.group()):04x}", text)
+    """Control, bidirectional, zero-width and invisible characters, tabs, line
+    breaks and lone surrogates written as escapes (`conformance.safe_text`)."""
+    return printable(text, tabs=False)
 
 
 def _plural(count: int, word: str) -> str:
@@ -251,9 +251,11 @@ def _text(text: str) -> str:
 def _diagnostic_json(found: Diagnostic) -> str:
     # Written by hand around the C string encoder: a dict through json.dumps
     # costs three times as much, and a report can hold a million findings.
-    return (f'{{"path": {_string(_text(found.path))}, "line": {found.line}, "column": {found.column}, '
+    # The path stays the file's name (its unsafe characters as JSON escapes);
+    # the message, read by people, shows them as visible escapes.
+    return (f'{{"path": {printable(_string(_text(found.path)))}, "line": {found.line}, "column": {found.column}, '
             f'"severity": "{found.severity}", "rule": {_string(found.rule)}, '
-            f'"message": {_string(_text(found.message))}, "section": {_string(found.section)}}}')
+            f'"message": {_string(visible(found.message))}, "section": {_string(found.section)}}}')
 
 
 class _ArrayWriter:
@@ -338,7 +340,7 @@ class SarifOutput(Output):
                 result["ruleIndex"] = self._index[found.rule]
             result.update({
                 "level": _SARIF_LEVELS[found.severity],
-                "message": {"text": _text(found.message)},
+                "message": {"text": visible(found.message)},
                 "locations": [{"physicalLocation": {"artifactLocation": sarif_artifact(_text(found.path)),
                                                     "region": region}}],
                 "properties": {"section": found.section, "severity": found.severity},

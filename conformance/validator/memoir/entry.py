@@ -155,7 +155,40 @@ def spelling_keys(link: str, name: object) -> tuple[str, str, str, str | None]:
     return link.casefold(), spelling(link), spelling(without_type_prefix(link)), named
 
 
-_INDEX_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)")
+def _is_index_line(line: str) -> bool:
+    """Whether `line` starts as a list item linking a markdown file:
+    `- [title](file.md)` or `(file.md#part)`, with `-`, `*` or `+`.
+
+    A plain parser: the regular expression it replaces took time growing with
+    the square of a line of `.md#`."""
+    rest = line.lstrip(" \t")
+    if rest[:1] not in ("-", "*", "+") or rest[1:2] not in (" ", "\t"):
+        return False
+    rest = rest[1:].lstrip(" \t")
+    close = rest.find("]")
+    if rest[:1] != "[" or close < 2 or rest[close + 1:close + 2] != "(" or _has_break(rest, 1, close):
+        return False
+    end = rest.find(")", close + 2)
+    if end < 0:
+        return False
+    target = rest[close + 2:end]
+    # `file.md` then nothing, or then `#` and anything: the file part is
+    # everything before the last `.md` that ends the target or precedes a `#`.
+    breaks = [index for index in (target.find("\n"), target.find("\r")) if index >= 0]
+    first_break = min(breaks, default=len(target))
+    ends = [len(target), *_positions(target, "#")]
+    return any(3 < end <= first_break + 3 and target.endswith(".md", 0, end) for end in ends)
+
+
+def _has_break(text: str, start: int, end: int) -> bool:
+    return "\n" in text[start:end] or "\r" in text[start:end]
+
+
+def _positions(text: str, char: str):
+    index = text.find(char)
+    while index >= 0:
+        yield index
+        index = text.find(char, index + 1)
 
 
 def is_index_name(link: str) -> bool:
@@ -169,7 +202,7 @@ def looks_like_index(body: str) -> int:
     if len(body) > MAX_INDEX_CHARS:
         return 0
     lines = [line for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    links = sum(1 for line in lines if _INDEX_LINE.match(line))
+    links = sum(1 for line in lines if _is_index_line(line))
     return links if links >= 3 and links * 2 >= len(lines) else 0
 
 

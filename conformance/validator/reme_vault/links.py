@@ -32,10 +32,10 @@ from conformance.validator.core.findings import Diagnostic, diagnostic
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
-_MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# What follows the `]` of a markdown link: `(target)`, `(<target>)`, `(target "title")`.
+_LINK_TAIL = re.compile(r"\(\s*<?([^)>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_LINK_TARGET_END = re.compile(r"\(\s*<?[^)>\s]*")
 _FILE_NAME = re.compile(r"^[\w.\-/ ]*\w\.\w+$")
 
 
@@ -99,12 +99,83 @@ def wikilinks(text: str) -> list[Link]:
         if opening:
             fence = opening.group(1)
             continue
-        visible = _CODE_SPAN.sub(lambda match: " " * len(match.group(0)), line)
+        visible = _without_code_spans(line)
         for match in WIKILINK.finditer(visible):
             target = link_target(match.group(1))
             if target:
                 links.append(Link(target, number, match.start() + 1))
     return links
+
+
+def _backtick_runs(line: str) -> list[tuple[int, int]]:
+    """(start, end) of every run of backticks in `line`."""
+    runs = []
+    start = line.find("`")
+    while start >= 0:
+        end = start
+        while end < len(line) and line[end] == "`":
+            end += 1
+        runs.append((start, end))
+        start = line.find("`", end)
+    return runs
+
+
+def _without_code_spans(line: str) -> str:
+    """`line` with each inline code span blanked out (spaces of its length).
+
+    A span opens with a run of backticks and closes at the next run at least
+    as long, with something between; an opening run with no such closer is
+    tried again one backtick shorter (down to just over half its length,
+    since the rest of the run must not itself close it), then from its next
+    backtick. A plain parser, linear in the line: the regular expression it
+    replaces, ``(`+)(?:(?!\\1).)+?\\1``, took time growing with the cube of a
+    line of backticks."""
+    runs = _backtick_runs(line)
+    if len(runs) < 2:
+        return line
+    longest_after = [0] * (len(runs) + 1)  # the longest run after run i
+    for index in range(len(runs) - 1, -1, -1):
+        longest_after[index] = max(longest_after[index + 1], runs[index + 1][1] - runs[index + 1][0]) \
+            if index + 1 < len(runs) else 0
+    pieces, done, index = [], 0, 0
+    start = runs[0][0]
+    while index < len(runs):
+        end, longest = runs[index][1], longest_after[index]
+        width = _opening_width(end - start, longest)
+        if width is None:
+            start += 1
+            if start == end:
+                index += 1
+                start = runs[index][0] if index < len(runs) else 0
+            continue
+        closing = next(later for later in range(index + 1, len(runs)) if runs[later][1] - runs[later][0] >= width)
+        span_end = runs[closing][0] + width
+        pieces += [line[done:start], " " * (span_end - start)]
+        done, index, start = span_end, closing, span_end
+        if start == runs[index][1]:
+            index += 1
+            start = runs[index][0] if index < len(runs) else 0
+    return "".join(pieces) + line[done:]
+
+
+def _opening_width(run: int, longest_after: int) -> int | None:
+    """How many backticks of a run of `run` open a span, given the longest run after it; None: none."""
+    if longest_after >= run:
+        return run
+    width = min(longest_after, run - 1)
+    return width if width * 2 > run else None
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line (up to three spaces, one to six
+    `#`, a space, the title, optional closing `#`s), or None. A plain parser:
+    the regular expression it replaces took time growing with the square of
+    a line like `# a` followed by spaces and tabs."""
+    rest = line.lstrip()
+    level = len(rest) - len(rest.lstrip("#"))
+    if len(line) - len(rest) > 3 or not 1 <= level <= 6 or not rest[level:level + 1].isspace():
+        return None
+    return level, rest[level:].strip().rstrip("#").strip()
 
 
 def link_target(inner: str) -> str:
@@ -186,10 +257,10 @@ def materials_section(text: str) -> tuple[bool, list[tuple[str, int, int]]]:
     inside = False
     found = False
     for number, line in enumerate(text.splitlines(), start=1):
-        heading = _HEADING.match(line)
+        heading = _heading(line)
         if heading:
-            level = len(heading.group(1))
-            if level == 2 and heading.group(2).strip().lower() == "materials":
+            level, title = heading
+            if level == 2 and title.lower() == "materials":
                 inside, found = True, True
                 continue
             if level <= 2:
@@ -210,17 +281,52 @@ def _item_reference(text: str) -> str | None:
     wikilink = WIKILINK.search(text)
     if wikilink:
         return link_target(wikilink.group(1)) or None
-    link = _MARKDOWN_LINK.search(text)
-    if link:
-        target = link.group(1)
+    target = _first_link_target(text)
+    if target:
         if "://" in target or target.startswith(("mailto:", "#")):
             return None
         return unquote(target.split("#", 1)[0]) or None
     code = re.search(r"`([^`]+)`", text)
     if code and _FILE_NAME.match(code.group(1).strip()):
         return code.group(1).strip()
-    first = re.split(r"\s+[—–-]\s+|:\s", text.strip(), maxsplit=1)[0].strip()
+    first = _before_separator(text.strip()).strip()
     return first if _FILE_NAME.match(first) else None
+
+
+def _first_link_target(text: str) -> str | None:
+    """The target of the first markdown link `[label](target)` in `text`.
+
+    Every `[` before a given `]` leads to that same `]`, so each `]` is tried
+    once; a `]` inside the target of one that failed would fail the same way
+    (its target ends where that one's did), so it is skipped: linear in the
+    text, where searching with one regular expression took time growing with
+    the square of a line of `[`."""
+    skip_until = -1
+    opening = text.find("[")
+    while opening >= 0:
+        closing = text.find("]", opening + 1)
+        if closing < 0:
+            return None
+        if closing >= skip_until:
+            tail = _LINK_TAIL.match(text, closing + 1)
+            if tail:
+                return tail.group(1)
+            reached = _LINK_TARGET_END.match(text, closing + 1)
+            skip_until = reached.end() if reached else skip_until
+        opening = text.find("[", closing + 1)
+    return None
+
+
+def _before_separator(text: str) -> str:
+    """`text` up to its first separator: a dash between spaces (`a — b`,
+    `a - b`) or a colon and a space; all of it when there is none."""
+    for index, char in enumerate(text):
+        after = text[index + 1:index + 2]
+        if char == ":" and after.isspace():
+            return text[:index]
+        if char in "—–-" and index and text[index - 1].isspace() and after.isspace():
+            return text[:index]
+    return text
 
 
 def _resolve_material(folder: str, reference: str, present: set[str], resolver: Resolver) -> str | None:

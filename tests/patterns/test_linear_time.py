@@ -1,0 +1,141 @@
+"""Every regular expression of the package runs in time linear in its input (issue 24, item 4).
+
+Each compiled pattern of `conformance` (and each literal pattern passed to
+`re.search` and friends, and each `pattern` of the JSON schemas that
+validate adapter output) is applied, the way the package applies it, to
+hostile texts derived from the pattern at two sizes, 256 and 1024
+characters. Time growing faster than the size (more than 8 times for 4
+times the text: a linear pattern takes 4, a quadratic one 16), confirmed by
+measuring again and above 0.2 ms for the larger text, fails the test. A pattern that needs 50 ms for 256 characters fails at once (the
+larger size would take minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from linear_probe import (applying, cost, hostile_shapes, hostile_text,  # noqa: E402
+                          inline_pattern_calls, package_patterns)
+
+from conformance.model.entry import first_heading  # noqa: E402
+from conformance.resources import schema_dir  # noqa: E402
+from conformance.validator.memoir.entry import looks_like_index  # noqa: E402
+from conformance.validator.reme_vault.links import wikilinks  # noqa: E402
+
+SMALL, LARGE, FACTOR = 256, 1024, 8.0
+FLOOR = 2e-4  # under 0.2 ms for the larger text (200 ns a character) is linear enough, whatever the noise
+# Patterns applied on the spot from text that is not a literal: each with why it is safe
+# (a pattern compiled from such text is found, and probed, as a compiled pattern).
+EXEMPT_INLINE = {
+    "conformance.corpus.requirements": "a requirement's keyword (MUST, SHOULD, ...) searched in the spec's own text",
+}
+
+
+def _too_slow(apply, shapes) -> str | None:
+    for prefix, piece in shapes:
+        start = time.process_time()
+        apply(hostile_text(prefix, piece, SMALL))
+        if time.process_time() - start < 2e-5:
+            continue  # under 80 ns a character: nothing to measure
+        small = cost(apply, hostile_text(prefix, piece, SMALL))
+        if small > 0.05:
+            return f"{prefix!r} + {piece!r} x {SMALL // len(piece)}: {small:.2f} s"
+        large = cost(apply, hostile_text(prefix, piece, LARGE))
+        for _again in range(3):  # a shared machine is noisy: the best of several measurements decides
+            if large <= FACTOR * max(small, 1e-6) or large < FLOOR:
+                break
+            small = min(small, cost(apply, hostile_text(prefix, piece, SMALL)))
+            large = min(large, cost(apply, hostile_text(prefix, piece, LARGE)))
+        else:
+            return f"{prefix!r} + {piece!r}: {small * 1e3:.2f} ms at {SMALL}, {large * 1e3:.2f} ms at {LARGE}"
+    return None
+
+
+def _schema_patterns() -> list[str]:
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                found.append(node["pattern"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for name in ("entry", "session", "memory-diff", "report"):
+        walk(json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8")))
+    return sorted(set(found))
+
+
+def test_every_compiled_pattern_is_linear():
+    found = package_patterns()
+    assert len(found) > 40  # the walk sees the package
+    slow = []
+    for entry in found:
+        for method in sorted(entry.modes):
+            why = _too_slow(applying(entry.pattern, method), hostile_shapes(entry.pattern))
+            if why:
+                slow.append(f"{entry.name}.{method}: {why}")
+    assert not slow, "\n".join(slow)
+
+
+def test_every_inline_pattern_is_linear_or_exempt():
+    slow = []
+    for call in inline_pattern_calls():
+        if call.pattern is None and call.method != "compile":
+            assert call.where.split(":")[0] in EXEMPT_INLINE, f"{call.where}: a pattern that is not a literal"
+            continue
+        if call.method == "compile":
+            continue  # a compiled pattern is probed, the way it is applied, by the test above
+        pattern = re.compile(call.pattern)
+        why = _too_slow(applying(pattern, call.method), hostile_shapes(pattern))
+        if why:
+            slow.append(f"{call.where} {call.pattern!r}: {why}")
+    assert not slow, "\n".join(slow)
+
+
+def test_schema_patterns_are_linear():
+    # jsonschema applies `pattern` with re.search to what adapters and files hold.
+    patterns = _schema_patterns()
+    assert patterns
+    slow = [f"{source!r}: {why}" for source in patterns
+            if (why := _too_slow(applying(re.compile(source), "search"), hostile_shapes(re.compile(source))))]
+    assert not slow, "\n".join(slow)
+
+
+@pytest.mark.parametrize("source, method", [
+    (r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", "match"),
+    (r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)", "match"),
+    (r"(`+)(?:(?!\1).)+?\1", "sub"),
+], ids=["model-heading", "validator-index-line", "reme-code-span"])
+def test_the_probe_catches_the_patterns_of_issue_24(source, method):
+    # The three patterns this test was written after: the probe must see each.
+    former = re.compile(source)
+    assert _too_slow(applying(former, method), hostile_shapes(former))
+
+
+def _grows_linearly(function, make, small=20_000) -> bool:
+    def took(size):
+        text = make(size)
+        start = time.process_time()
+        function(text)
+        return max(time.process_time() - start, 1e-4)
+    return took(small * 4) < FACTOR * took(small)
+
+
+@pytest.mark.parametrize("function, make", [
+    (first_heading, lambda n: "# a" + " \t" * (n // 2) + "x"),
+    (looks_like_index, lambda n: "- [a](" + ".md#" * (n // 4) + ")\n- [a](a.md)\n- [b](b.md)\n"),
+    (wikilinks, lambda n: "`" * n),
+], ids=["model-heading", "validator-index-line", "reme-code-span"])
+def test_the_inputs_of_issue_24_take_linear_time(function, make):
+    assert _grows_linearly(function, make)
