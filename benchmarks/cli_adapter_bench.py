@@ -9,6 +9,7 @@ ratio to the reference run.
 
     python benchmarks/cli_adapter_bench.py                    # toymemo, the tests' example CLI
     python benchmarks/cli_adapter_bench.py --cli mytool.toml  # your tool (on PATH)
+    python benchmarks/cli_adapter_bench.py --shard 1/8        # a sample of every op
 """
 
 from __future__ import annotations
@@ -25,16 +26,12 @@ try:
 except ImportError:  # run from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from run_modes_bench import run_configuration
+from run_modes_bench import add_selection_options, run_configuration, selected_vectors
 from tabulate import tabulate
 
-from conformance import SPEC_VERSION, resources
 from conformance.cli_adapter import adapter_command
 from conformance.cli_adapter.config import load
 from conformance.options import default_adapter
-from conformance.runner.requirements import load_requirements
-from conformance.runner.selection import Filters, select
-from conformance.runner.vectors import load_corpus
 
 TOYMEMO = Path(__file__).resolve().parents[1] / "tests" / "cli_adapter" / "toymemo"
 
@@ -49,13 +46,14 @@ def put_toymemo_on_path(bin_dir: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", metavar="FILE", type=Path, help="CLI adapter configuration (default: toymemo's)")
-    parser.add_argument("-k", dest="pattern", help="only vectors whose id matches this glob or contains it")
+    add_selection_options(parser)
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per answer (default 30)")
     args = parser.parse_args(argv)
 
-    corpus = load_corpus([resources.vectors_dir()])
-    index = load_requirements(resources.vectors_dir() / "requirements.json")
-    vectors, _ = select(corpus.vectors, Filters(pattern=args.pattern), index, SPEC_VERSION)
+    vectors = selected_vectors(args)
+    if isinstance(vectors, str):
+        print(vectors, file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="memoir-bench-bin-") as bin_dir:
         if args.cli is None:
             put_toymemo_on_path(Path(bin_dir))
@@ -77,10 +75,11 @@ def main(argv: list[str] | None = None) -> int:
             elapsed, outcomes = measured
             baseline = baseline or elapsed
             passed = sum(outcome == "pass" for outcome in outcomes.values())
-            rows.append([label, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}", f"{elapsed / baseline:.1f}x",
+            rows.append([label, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}",
+                         f"{1000 * elapsed / len(vectors):.1f}", f"{elapsed / baseline:.1f}x",
                          f"{passed}/{len(outcomes)}"])
-    print(tabulate(rows, headers=["implementation", "jobs", "wall s", "vectors/s", "vs reference", "passed"],
-                   tablefmt="simple"))
+    print(tabulate(rows, headers=["implementation", "jobs", "wall s", "vectors/s", "ms/vector", "vs reference",
+                                  "passed"], tablefmt="simple"))
     return 0
 
 

@@ -7,6 +7,7 @@ configuration gave the same outcomes as the first one.
 
     python benchmarks/run_modes_bench.py                 # the reference adapter
     python benchmarks/run_modes_bench.py -k merge.hidden  # a quick subset
+    python benchmarks/run_modes_bench.py --shard 1/8      # a sample of every op
     python benchmarks/run_modes_bench.py --adapter "node my-adapter.js"
 
 One-shot mode starts a process per request, so on the 2-core machines this
@@ -34,6 +35,7 @@ from conformance.options import default_adapter
 from conformance.runner.implementations import AdapterImplementation
 from conformance.runner.run import run_vectors
 from conformance.runner.selection import Filters, select
+from conformance.runner.shards import parse_shard, pick
 from conformance.runner.requirements import load_requirements
 from conformance.runner.vectors import load_corpus
 
@@ -56,19 +58,36 @@ def run_configuration(command, vectors, oneshot: bool, jobs: int, timeout: float
     return elapsed, {result.id: result.outcome for result in results}
 
 
+def add_selection_options(parser: argparse.ArgumentParser) -> None:
+    """-k and --shard: which vectors a benchmark runs (shared with cli_adapter_bench.py)."""
+    parser.add_argument("-k", dest="pattern", help="only vectors whose id matches this glob or contains it")
+    parser.add_argument("--shard", metavar="K/N", type=parse_shard,
+                        help="only shard K of N (every op in proportion: a cheaper sample of the whole corpus)")
+
+
+def selected_vectors(args: argparse.Namespace) -> list | str:
+    """The vectors `add_selection_options` chose, or why there are none."""
+    corpus = load_corpus([resources.vectors_dir()])
+    if corpus.problems:
+        return "\n".join(map(str, corpus.problems))
+    index = load_requirements(resources.vectors_dir() / "requirements.json")
+    vectors, _ = select(corpus.vectors, Filters(pattern=args.pattern), index, SPEC_VERSION)
+    if args.shard is not None:
+        vectors = pick(vectors, args.shard)
+    return vectors or "no vectors selected"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--adapter", metavar="CMD", help="adapter command (default: the bundled reference adapter)")
-    parser.add_argument("-k", dest="pattern", help="only vectors whose id matches this glob or contains it")
+    add_selection_options(parser)
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per answer (default 30)")
     args = parser.parse_args(argv)
 
-    corpus = load_corpus([resources.vectors_dir()])
-    if corpus.problems:
-        print("\n".join(map(str, corpus.problems)), file=sys.stderr)
+    vectors = selected_vectors(args)
+    if isinstance(vectors, str):
+        print(vectors, file=sys.stderr)
         return 2
-    index = load_requirements(resources.vectors_dir() / "requirements.json")
-    vectors, _ = select(corpus.vectors, Filters(pattern=args.pattern), index, SPEC_VERSION)
     if not vectors:
         print("no vectors selected", file=sys.stderr)
         return 2
@@ -90,9 +109,10 @@ def main(argv: list[str] | None = None) -> int:
             for vector_id, outcome in sorted(outcomes.items()) if outcome != reference_outcomes.get(vector_id)
         )
         passed = sum(outcome == "pass" for outcome in outcomes.values())
-        rows.append([mode, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}", f"{elapsed / baseline:.2f}x",
+        rows.append([mode, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}",
+                     f"{1000 * elapsed / len(vectors):.1f}", f"{elapsed / baseline:.2f}x",
                      f"{passed}/{len(outcomes)}", same])
-    print(tabulate(rows, headers=["mode", "jobs", "wall s", "vectors/s", "vs persistent -j 1", "passed",
+    print(tabulate(rows, headers=["mode", "jobs", "wall s", "vectors/s", "ms/vector", "vs persistent -j 1", "passed",
                                   "same outcomes"], tablefmt="simple"))
     for line in differences:
         print(f"differs from the first configuration: {line}")

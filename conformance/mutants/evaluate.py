@@ -13,6 +13,16 @@ shows nothing about the mutant. A mutant of a SHOULD rule (or of the kit's
 reading of an ambiguity) is never killed: it must earn Full and be caught
 at its own strength, by a failed SHOULD (or advisory) check, and is
 reported so, outside the score.
+
+A focused run (`run_mutants(..., focused=True)`, what the kit's own tests
+use) gives each mutant of a MUST rule only the vectors that cite one of its
+requirements, as a kill on a subset of the corpus is a kill on the corpus:
+the catching vectors fail against the whole corpus as well, and one of them
+blocks Full. The grade of such a run speaks of those vectors only (the levels
+without any are untested); a mutant not caught by its own requirements'
+vectors is reported as surviving, which says that the registry names the
+wrong requirement. Mutants of SHOULD rules must earn Full, which only the
+whole corpus can show, so they always take it; so does the reference.
 """
 
 from __future__ import annotations
@@ -76,6 +86,7 @@ class AdapterRun:
     grade: Grade | None = None
     fault: str | None = None          # the adapter could not be started or described
     duration: float = 0.0
+    focused: bool = False             # run on the vectors of the mutant's requirements only
 
     @property
     def earned(self) -> str | None:
@@ -92,11 +103,22 @@ class AdapterRun:
         return {item.vector.id: item.result.outcome for item in self.graded}
 
 
+def focused_selection(mutant: Mutant, selection: Selection) -> Selection | None:
+    """The vectors of `selection` that cite one of the mutant's requirements,
+    for a mutant of a MUST rule (None for any other, or when none cites them)."""
+    if mutant.strength != MUST:
+        return None
+    wanted = set(mutant.requirements)
+    vectors = [vector for vector in selection.vectors if wanted.intersection(vector.requirements)]
+    return Selection(vectors, selection.index, selection.corpus_digest) if vectors else None
+
+
 def run_adapter(label: str, command: Sequence[str], selection: Selection,
-                timeout: float = DEFAULT_TIMEOUT, on_vector: Callable[[], None] | None = None) -> AdapterRun:
+                timeout: float = DEFAULT_TIMEOUT, on_vector: Callable[[], None] | None = None,
+                focused: bool = False) -> AdapterRun:
     """Run every selected vector against `command`, persistent mode, one vector at a time
-    (`on_vector` is called as each one finishes)."""
-    run = AdapterRun(label)
+    (`on_vector` is called as each one finishes; `focused`: the selection is a mutant's own vectors)."""
+    run = AdapterRun(label, focused=focused)
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix=f"memoir-mutants-{label}-"))
     implementation = None
@@ -235,14 +257,16 @@ def reference_command() -> list[str]:
 def run_mutants(mutants: Sequence[Mutant], selection: Selection, jobs: int = 1,
                 timeout: float = DEFAULT_TIMEOUT,
                 on_run: Callable[[AdapterRun], None] | None = None,
-                on_vector: Callable[[], None] | None = None) -> MutationRun:
+                on_vector: Callable[[], None] | None = None, focused: bool = False) -> MutationRun:
     """Run the reference and every mutant (`jobs` runs at a time) and judge each mutant;
-    `on_run` is called as each run finishes, `on_vector` as each vector of any run does."""
+    `on_run` is called as each run finishes, `on_vector` as each vector of any run does.
+    `focused`: each mutant of a MUST rule takes only its requirements' vectors (see above)."""
     started = time.monotonic()
     lock = threading.Lock()
 
-    def one(label: str, command: list[str]) -> AdapterRun:
-        run = run_adapter(label, command, selection, timeout, on_vector)
+    def one(label: str, command: list[str], mutant: Mutant | None = None) -> AdapterRun:
+        own = focused_selection(mutant, selection) if focused and mutant is not None else None
+        run = run_adapter(label, command, own or selection, timeout, on_vector, focused=own is not None)
         if on_run:
             with lock:
                 on_run(run)
@@ -250,7 +274,7 @@ def run_mutants(mutants: Sequence[Mutant], selection: Selection, jobs: int = 1,
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         reference_future = pool.submit(one, "reference", reference_command())
-        futures = [(mutant, pool.submit(one, mutant.name, mutant.command())) for mutant in mutants]
+        futures = [(mutant, pool.submit(one, mutant.name, mutant.command(), mutant)) for mutant in mutants]
         reference = reference_future.result()
         verdicts = [judge(mutant, future.result(), reference) for mutant, future in futures]
     return MutationRun(selection, reference, verdicts, max(1, jobs), time.monotonic() - started)

@@ -73,7 +73,7 @@ def register(subparsers) -> None:
     validate.add_argument("--since", metavar="OLD_VAULT_DIR",
                           help="reme-vault only: an older snapshot of the vault, for the status state machine")
     validate.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
-                          help="worker processes for large stores (default: one per CPU; 1: no pool). "
+                          help="worker processes for large stores (default: one per idle CPU; 1: no pool). "
                                "Output is the same whatever N")
     validate.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                           help="colour in human output (auto: only on a terminal, never with NO_COLOR)")
@@ -113,7 +113,7 @@ def run_validate(args: argparse.Namespace) -> int:
         plans = [(module, module.plan(paths, **options)) for module, paths in groups]
     except (UsageError, NothingToCheck) as error:
         return _fail(str(error))
-    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    jobs = args.jobs if args.jobs > 0 else default_jobs()
 
     if args.output:
         try:
@@ -147,6 +147,22 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.output and args.format != "human":
         sys.stderr.write(report.summary_line() + "\n")
     return code
+
+
+def default_jobs() -> int:
+    """Workers when -j is not given: one per CPU this process may use that the
+    machine leaves idle (by the one-minute load average). A pool costs CPU of
+    its own (starting workers, sending results back), and on a machine whose
+    cores are busy (CI, a pre-commit run beside an editor) it saves no time."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        idle = cpus - os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here: every CPU counts
+        idle = cpus
+    return max(1, min(cpus, round(idle)))
 
 
 def _all_events(plans: list, jobs: int, options: dict) -> Iterator[Event]:

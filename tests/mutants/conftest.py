@@ -1,7 +1,8 @@
 """Fixtures for the mutant tests: the mutant table, and one run of the corpus against every mutant.
 
-The full run (the reference adapter plus every mutant, each a real adapter
-subprocess taking the whole corpus) is done once per session and shared by
+The run (the reference adapter and the mutants of SHOULD rules on the whole
+corpus, each mutant of a MUST rule on the vectors of its requirements, each a
+real adapter subprocess) is done once per session and shared by
 the per-mutant tests; its wall time is shown in the terminal summary.
 """
 
@@ -28,8 +29,11 @@ def registry():
 def mutation_run(registry, request) -> MutationRun:
     selection = load_selection()
     assert not isinstance(selection, str), selection
-    # One run per core: each run is one adapter process plus the runner's thread.
-    result = run_mutants(registry.mutants, selection, jobs=max(1, min(2, os.cpu_count() or 1)))
+    # One run per core: each run is one adapter process plus the runner's thread. Each
+    # mutant of a MUST rule runs on its own requirements' vectors only (a kill there is a
+    # kill on the corpus: see conformance/mutants/evaluate.py); `memoir-conform mutants`
+    # runs the whole corpus against every mutant.
+    result = run_mutants(registry.mutants, selection, jobs=max(1, min(2, os.cpu_count() or 1)), focused=True)
     request.config.stash[_RUN_KEY] = result
     return result
 
@@ -40,8 +44,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     slowest = max(result.verdicts, key=lambda verdict: verdict.run.duration, default=None)
     terminalreporter.write_line(
-        f"mutants: {result.killed}/{result.total} killed; {result.total + 1} runs of "
-        f"{len(result.selection.vectors)} vectors in {result.duration:.1f}s with {result.jobs} jobs "
+        f"mutants: {result.killed}/{result.total} killed; {len(result.verdicts) + 1} runs, "
+        f"{sum(len(verdict.run.graded) for verdict in result.verdicts) + len(result.reference.graded)} vectors "
+        f"(the corpus has {len(result.selection.vectors)}) in {result.duration:.1f}s with {result.jobs} jobs "
         f"(reference {result.reference.duration:.1f}s"
         + (f", slowest {slowest.mutant.name} {slowest.run.duration:.1f}s)" if slowest else ")")
     )

@@ -39,13 +39,17 @@ VECTORS = [
 ]
 
 
-def adapter_run(label: str, outcomes: dict[str, str] | None = None, fault: str | None = None) -> AdapterRun:
+def adapter_run(label: str, outcomes: dict[str, str] | None = None, fault: str | None = None,
+                only: tuple[str, ...] | None = None) -> AdapterRun:
+    """A run of VECTORS (or of the vectors with the ids in `only`: a focused run)."""
     if fault:
         return AdapterRun(label, fault=fault)
     outcomes = outcomes or {}
-    results = [VectorResult(item.id, outcomes.get(item.id, PASS)) for item in VECTORS]
-    graded = grade_vectors(VECTORS, results, INDEX)
-    return AdapterRun(label, "full", graded, grade(graded, SPEC_VERSION, "full"), duration=1.25)
+    vectors = [item for item in VECTORS if only is None or item.id in only]
+    results = [VectorResult(item.id, outcomes.get(item.id, PASS)) for item in vectors]
+    graded = grade_vectors(vectors, results, INDEX)
+    return AdapterRun(label, "full", graded, grade(graded, SPEC_VERSION, "full"), duration=1.25,
+                      focused=only is not None)
 
 
 def mutant(level: str = "full", mutant_id: str = "07", slug: str = "synthetic") -> Mutant:

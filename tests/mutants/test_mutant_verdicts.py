@@ -81,3 +81,28 @@ def test_a_should_mutant_is_caught_at_should_level_and_never_counted():
     assert not costly.caught_as_expected and "a SHOULD-only bug lost reader" in costly.why_not_killed
     result = mutation_run((mutant("full"), adapter_run("m", {"f.one": FAIL})), (should_bug, verdict.run))
     assert (result.killed, result.total) == (1, 1) and result.ok
+
+
+def test_a_focused_run_takes_the_vectors_of_a_must_mutants_requirements_only():
+    from dataclasses import replace
+
+    from mutant_helpers import INDEX, MUST, SHOULD, VECTORS
+
+    from conformance.mutants.evaluate import Selection, focused_selection
+
+    selection = Selection(VECTORS, INDEX, "ab" * 32)
+    focused = focused_selection(mutant("full"), selection)
+    assert focused is not None and focused.index is INDEX
+    assert [item.id for item in focused.vectors] == [item.id for item in VECTORS if MUST in item.requirements]
+    # A SHOULD mutant must earn Full, which only the whole corpus shows; no cited vector: the whole corpus too.
+    assert focused_selection(replace(mutant("reader"), strength="should", requirements=(SHOULD,)), selection) is None
+    assert focused_selection(replace(mutant("full"), requirements=("S0-nothing-cites-this",)), selection) is None
+
+
+def test_a_kill_on_a_focused_run_is_a_kill_on_the_whole_corpus():
+    """The focused run's catching vectors fail on the whole corpus too, where they block Full."""
+    whole = judge(mutant("full"), adapter_run("m", {"f.two": FAIL}), adapter_run("reference"))
+    focused = judge(mutant("full"), adapter_run("m", {"f.two": FAIL}, only=("f.one", "f.two")), adapter_run("reference"))
+    assert focused.killed and whole.killed
+    assert _ids(focused.caught_at_level) == _ids(whole.caught_at_level) == ["f.two"]
+    assert whole.run.earned != "full"

@@ -131,7 +131,7 @@ def test_output_is_identical_whatever_the_number_of_workers(tmp_path, capsys, mo
     monkeypatch.setattr(pipeline, "_CHUNK", 7)
     outputs = {}
     for jobs in ("1", "2", "3"):
-        for fmt in ("json", "human"):
+        for fmt in ("json", "human", "sarif", "junit"):
             _code, out, _ = run(capsys, "-j", jobs, "-f", fmt, "--legacy", "show", path)
             outputs.setdefault(fmt, set()).add(out)
     assert all(len(found) == 1 for found in outputs.values())
@@ -142,6 +142,15 @@ def test_output_is_identical_whatever_the_number_of_workers(tmp_path, capsys, mo
     per_file = [d["path"] for d in document["diagnostics"] if d["rule"] not in links]
     assert per_file == sorted(per_file)
     assert {d["rule"] for d in document["diagnostics"][len(per_file):]} <= links
+
+
+@pytest.mark.parametrize(("load", "workers"), [(0.1, 2), (0.7, 1), (1.6, 1), (9.0, 1)])
+def test_without_jobs_a_pool_is_used_only_when_the_machine_has_idle_cpus(monkeypatch, load, workers):
+    from conformance.validator import command
+
+    monkeypatch.setattr(command.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(command.os, "getloadavg", lambda: (load, load, load))
+    assert command.default_jobs() == workers
 
 
 def test_rules_lists_every_rule(capsys):

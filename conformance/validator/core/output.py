@@ -29,7 +29,6 @@ from json.encoder import encode_basestring as _string
 from pathlib import Path
 from typing import IO
 from urllib.parse import quote
-from xml.sax.saxutils import escape, quoteattr
 
 from conformance import __version__
 from conformance.safe_text import printable
@@ -204,9 +203,8 @@ class HumanOutput(Output):
         return f"{_COLOURS[style]}{text}{_RESET}" if self.color else text
 
     def _block(self, lines: list[str]) -> None:
-        if self._wrote_anything:
-            self.stream.write("\n")
-        self.stream.write("\n".join(lines) + "\n")
+        # One write per block (a file's findings), the blank line before it included.
+        self.stream.write(("\n" if self._wrote_anything else "") + "\n".join(lines) + "\n")
         self._wrote_anything = True
 
     def store_started(self, path: str, description: str) -> None:
@@ -270,6 +268,14 @@ class _ArrayWriter:
         self.stream.write(("\n" if not self.count else ",\n") + self.indent + item_json)
         self.count += 1
 
+    def add_all(self, items_json: list[str]) -> None:
+        """Several items in one write (a file's findings)."""
+        if not items_json:
+            return
+        separator = ",\n" + self.indent
+        self.stream.write(("\n" if not self.count else ",\n") + self.indent + separator.join(items_json))
+        self.count += len(items_json)
+
     def close(self, closing_indent: str) -> None:
         self.stream.write(f"\n{closing_indent}]" if self.count else "]")
 
@@ -284,8 +290,7 @@ class JsonOutput(Output):
         self._items = _ArrayWriter(stream, "    ")
 
     def file(self, path: str, diagnostics: tuple[Diagnostic, ...], checked: bool) -> None:
-        for found in diagnostics:
-            self._items.add(_diagnostic_json(found))
+        self._items.add_all([_diagnostic_json(found) for found in diagnostics])
 
     def finish(self) -> None:
         self._items.close("  ")
@@ -374,6 +379,10 @@ class JunitOutput(Output):
             self._case(f"{visible(name)} (store-wide checks)", found)
 
     def _case(self, name: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+        # Imported here: xml.sax.saxutils brings urllib.request with it, which every
+        # other format would pay for at start-up.
+        from xml.sax.saxutils import escape, quoteattr
+
         self._cases += 1
         lines = "\n".join(f"{visible(d.path)} {d.line}:{d.column} {d.severity} {d.rule} [{d.section}] "
                           f"{visible(d.message)}" for d in diagnostics)

@@ -24,8 +24,10 @@ store.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 
+from conformance.validator.core.file_kinds import OPEN_FLAGS, not_a_file_reason, stat_error_reason, why_not_a_file
 from conformance.validator.core.findings import Diagnostic, NothingToCheck, diagnostic
 from conformance.validator.memoir import rules
 
@@ -152,16 +154,16 @@ def _search(directory: str, display: str, depth: int, found: list[Target]) -> No
 
 
 def _has_entry_files(directory: str) -> bool:
-    """Whether `directory` directly holds a *.md file whose frontmatter has a type."""
+    """Whether `directory` directly holds a *.md file whose frontmatter has a type.
+    Only regular files are opened (a pipe named *.md would block the search)."""
     try:
-        names = sorted(name for name in os.listdir(directory) if name.endswith(".md"))[:_SNIFFED_FILES]
+        with os.scandir(directory) as listing:
+            names = sorted(entry.name for entry in listing if entry.name.endswith(".md") and _is_file(entry))
     except OSError:
         return False
-    for name in names:
-        try:
-            with open(os.path.join(directory, name), "rb") as handle:
-                head = handle.read(_SNIFFED_BYTES).decode("utf-8", errors="replace")
-        except OSError:
+    for name in names[:_SNIFFED_FILES]:
+        head = _head(os.path.join(directory, name))
+        if head is None:
             continue
         lines = head.lstrip("\ufeff").splitlines()
         if not lines or lines[0].rstrip() != "---":
@@ -172,6 +174,27 @@ def _has_entry_files(directory: str) -> bool:
             if line.lstrip().startswith("type:") and line.split(":", 1)[1].strip():
                 return True
     return False
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()  # a link is followed; a loop of links is no file
+    except OSError:
+        return False
+
+
+def _head(path: str) -> str | None:
+    """The first bytes of a regular file as text, or None (never waiting on a pipe swapped in)."""
+    try:
+        descriptor = os.open(path, OPEN_FLAGS)
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None
+            return os.read(descriptor, _SNIFFED_BYTES).decode("utf-8", errors="replace")
+        finally:
+            os.close(descriptor)
+    except OSError:
+        return None
 
 
 # -- listing one target ---------------------------------------------------------------------
@@ -205,11 +228,7 @@ def list_target(target: Target) -> Listing:
     listing = Listing(target)
     root = os.path.realpath(target.root)
     if target.session is not None:
-        shown = os.path.join(target.display, SESSION_FILE)
-        if os.path.islink(target.session) and not _inside(target.session, root):
-            listing.root_notes.append(_outside(shown, target.session))
-        else:
-            listing.sessions.append((target.session, shown))
+        _add_session(listing, target.session, os.path.join(target.display, SESSION_FILE), root)
     if target.files is not None:
         _list_loose(listing)
         return listing
@@ -223,6 +242,39 @@ def list_target(target: Target) -> Listing:
         return listing
     _list_entries(listing, root)
     return listing
+
+
+def _add_session(listing: Listing, path: str, shown: str, root: str) -> None:
+    """A store's session.json, to be read when it is a regular file inside the store."""
+    if os.path.islink(path) and not _inside(path, root):
+        listing.root_notes.append(_outside(shown, path))
+        return
+    reason = why_not_a_file(path)
+    if reason is not None:
+        listing.root_notes.append(_not_read(shown, reason))
+    else:
+        listing.sessions.append((path, shown))
+
+
+def _entry_kind(entry: os.DirEntry) -> str:
+    """"file", "directory", or why the entry is neither (a special file, a
+    loop of links, a link to nothing). A link is followed (the caller has
+    made sure it stays inside the store); the folder listing's file types
+    answer without a system call for everything else."""
+    try:
+        if entry.is_dir():
+            return "directory"
+        if entry.is_file():
+            return "file"
+        mode = entry.stat().st_mode
+    except OSError as error:
+        return stat_error_reason(error)
+    return not_a_file_reason(mode)
+
+
+def _not_read(shown: str, reason: str) -> Diagnostic:
+    return diagnostic(rules.UNREADABLE, shown,
+                      f"cannot read the file ({reason}); readers cannot read it either: make it a file or remove it")
 
 
 def _outside(shown: str, path: str) -> Diagnostic:
@@ -249,16 +301,14 @@ def _list_entries(listing: Listing, root: str) -> None:
         shown = shown_prefix + name
         if target.layout == "folder" and (name == SESSION_FILE or name.startswith(SESSION_COMPANIONS)):
             if name == SESSION_FILE:
-                if entry.is_symlink() and not _inside(entry.path, root):
-                    listing.root_notes.append(_outside(shown, entry.path))
-                else:
-                    listing.sessions.append((entry.path, shown))
+                _add_session(listing, entry.path, shown, root)
             continue
         if entry.is_symlink() and not _inside(entry.path, root):
             listing.names.append(name)
             listing.notes[name] = _outside(shown, entry.path)
             continue
-        if entry.is_dir():
+        kind = _entry_kind(entry)
+        if kind == "directory":
             listing.names.append(name)
             listing.notes[name] = diagnostic(
                 rules.OTHER_FILE, shown,
@@ -268,6 +318,8 @@ def _list_entries(listing: Listing, root: str) -> None:
         if name.endswith(".md"):
             listing.names.append(name)
             listing.link_names.add(name[:-3])
+            if kind != "file":  # a pipe, a device, a loop of links: never opened
+                listing.notes[name] = _not_read(shown, kind)
         elif not name.startswith(SESSION_COMPANIONS):
             listing.names.append(name)
             listing.notes[name] = diagnostic(
@@ -280,10 +332,17 @@ def _list_loose(listing: Listing) -> None:
     target = listing.target
     for path in sorted(set(target.files), key=os.path.basename):
         name = os.path.basename(path)
+        shown = os.path.join(target.entries_display, name)
+        reason = why_not_a_file(path)
         if name.endswith(".json"):
-            listing.sessions.append((path, os.path.join(target.entries_display, name)))
+            if reason is None:
+                listing.sessions.append((path, shown))
+            else:
+                listing.root_notes.append(_not_read(shown, reason))
         else:
             listing.names.append(name)
+            if reason is not None:
+                listing.notes[name] = _not_read(shown, reason)
     # Links of loose files resolve against every entry file beside them.
     try:
         listing.link_names = {name[:-3] for name in os.listdir(target.entries_dir) if name.endswith(".md")}

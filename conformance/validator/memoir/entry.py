@@ -139,6 +139,8 @@ def spelling(text: str) -> str:
     text = text.casefold().strip()
     if text.endswith(".md"):
         text = text[:-3]
+    if "-" not in text and " " not in text and "__" not in text:
+        return text  # nothing to replace (most link names are snake_case): no pattern run
     return _SEPARATORS.sub("_", text)
 
 
@@ -275,11 +277,8 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
 def field_places(parsed: ParsedEntry) -> dict[str, tuple[int, int]]:
     """Key path ("name", "metadata.type", "tags[]") -> (line, column) of its
     value: the first place of each key."""
-    places: dict[str, tuple[int, int]] = {}
-    for key, line, column, _raw in parsed.places:
-        if key not in places:
-            places[key] = (line, column)
-    return places
+    # Built from the last place to the first, so that the first place of a key is the one kept.
+    return {key: (line, column) for key, line, column, _raw in reversed(parsed.places)}
 
 
 def _written_type(fields: dict) -> object:

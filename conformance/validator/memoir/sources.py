@@ -13,12 +13,11 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from conformance.validator.core.file_kinds import OPEN_FLAGS
 from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.memoir import rules
 
 MAX_BYTES = 4 * 1024 * 1024
-# Opened without blocking, so that a pipe is never waited on (it is refused on its descriptor).
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 class FileText(NamedTuple):
@@ -38,7 +37,7 @@ def read_bounded(path: str | Path, limit: int = MAX_BYTES) -> FileText:
         # Opened without blocking and checked on the descriptor: a pipe, socket
         # or device is never read. A raw descriptor, not a buffered file object:
         # cheaper per file, and a store has thousands of small files.
-        descriptor = os.open(path, _OPEN_FLAGS)
+        descriptor = os.open(path, OPEN_FLAGS)
         try:
             status = os.fstat(descriptor)
             if not stat.S_ISREG(status.st_mode):

@@ -11,8 +11,9 @@ read or parsed is a finding.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import stat
 
+from conformance.validator.core.file_kinds import OPEN_FLAGS, why_not_a_file
 from conformance.validator.core.findings import Diagnostic, FileChecked, NothingToCheck, diagnostic, in_order
 from conformance.validator.core.safe_yaml import LoadedYaml, YamlProblem, decode_utf8, load_yaml
 from conformance.validator.memory_diff import rules
@@ -102,15 +103,28 @@ def _expand(given: str) -> list[str]:
 
 
 def _read(path: str, max_bytes: int) -> bytes | Diagnostic:
-    try:
-        with Path(path).open("rb") as stream:
-            raw = stream.read(max_bytes + 1)
-    except FileNotFoundError:
+    """The file's bytes, or the finding that says why it was not read (a
+    pipe or device is never opened, so that nothing blocks)."""
+    if not os.path.lexists(path):
         return diagnostic(rules.READ, path, "no such file")
-    except IsADirectoryError:
+    if os.path.isdir(path):
         return diagnostic(rules.READ, path, "is a directory, not a memory diff file")
+    reason = why_not_a_file(path)
+    if reason is not None:
+        return diagnostic(rules.READ, path, f"cannot be read: {reason}")
+    try:
+        descriptor = os.open(path, OPEN_FLAGS)
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # swapped for a pipe since it was looked at
+                return diagnostic(rules.READ, path, "cannot be read: not a regular file: never read")
+            pieces, have = [], 0
+            while have <= max_bytes and (piece := os.read(descriptor, max_bytes + 1 - have)):
+                pieces.append(piece)
+                have += len(piece)
+        finally:
+            os.close(descriptor)
     except OSError as error:
         return diagnostic(rules.READ, path, f"cannot be read: {error.strerror or error}")
-    if len(raw) > max_bytes:
+    if have > max_bytes:
         return diagnostic(rules.READ, path, f"larger than the {max_bytes}-byte limit for a memory diff; not parsed")
-    return raw
+    return b"".join(pieces)
