@@ -121,13 +121,16 @@ def test_contains_fails_on_a_missing_identity_and_on_a_field():
     assert (failure.expected, failure.actual) == (False, True)
 
 
-def test_contains_after_matches_a_later_date_only():
-    # hidden_at of "Use SQLite" is 2026-01-03 in the document under test
+def test_contains_after_matches_a_date_not_earlier_than_the_bound():
+    # hidden_at of "Use SQLite" is 2026-01-03 in the document under test; an
+    # equal instant passes (5.3.2 needs only "not later than" on the other side)
     assert run({"path": "/session/current/decisions",
                 "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-02T23:59:59Z"}}]}) is None
+    assert run({"path": "/session/current/decisions",
+                "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03T00:00:00+00:00"}}]}) is None
     failure = run({"path": "/session/current/decisions",
-                   "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03"}}]})
-    assert failure.path == "/session/current/decisions/0/hidden_at" and "not later than 2026-01-03" in failure.message
+                   "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03T00:00:01Z"}}]})
+    assert failure.path == "/session/current/decisions/0/hidden_at" and "earlier than 2026-01-03" in failure.message
     failure = run({"path": "/session/current/decisions",
                    "contains": [{"text": "use sqlite", "hidden": {"$after": "2026-01-01"}}]})
     assert failure is not None and "not an ISO 8601 date" in failure.message
