@@ -323,16 +323,16 @@ def check_identities(expected: list, resolved: Resolved, path: str, context: Che
     for member in collection.members:
         if member.key in seen:
             yield (join_pointer(resolved.pointer, member.token), MISSING, member.label,
-                   f"identity {member.label!r} appears twice")
+                   f"identity {short(member.label)} appears twice")
         seen.setdefault(member.key, member)
     wanted = {collection.by_key(spec): spec for spec in expected}
     missing = [spec for key, spec in wanted.items() if key not in seen]
     unexpected = [member.label for key, member in seen.items() if key not in wanted]
     parts = []
     if missing:
-        parts.append(f"missing {missing}")
+        parts.append(f"missing {short(missing, 200)}")
     if unexpected:
-        parts.append(f"unexpected {unexpected}")
+        parts.append(f"unexpected {short(unexpected, 200)}")
     if parts:
         yield resolved.pointer, expected, [member.label for member in collection.members], "; ".join(parts)
 
@@ -367,7 +367,7 @@ def check_contains(expected: list, resolved: Resolved, path: str, context: Check
         found = collection.find(key) if key is not None else []
         if not found:
             yield (resolved.pointer, spec, [member.label for member in collection.members],
-                   f"{_spec_label(spec)!r} is not present")
+                   f"{short(_spec_label(spec))} is not present")
             continue
         if not isinstance(spec, dict):
             continue
@@ -381,9 +381,9 @@ def check_contains(expected: list, resolved: Resolved, path: str, context: Check
         where = join_pointer(resolved.pointer, member.token)
         if not isinstance(member.element, dict):
             yield (where, spec, member.element,
-                   f"{member.label!r} is a plain text here; fields {sorted(fields)} cannot be checked")
+                   f"{short(member.label)} is a plain text here; fields {short(sorted(fields))} cannot be checked")
             continue
-        yield from _as_found(subset_differences(fields, member.element, where), f"{_spec_label(spec)!r}: ")
+        yield from _as_found(subset_differences(fields, member.element, where), f"{short(_spec_label(spec))}: ")
 
 
 def check_excludes(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
@@ -400,7 +400,7 @@ def check_excludes(expected: list, resolved: Resolved, path: str, context: Check
         key = collection.by_key(spec)
         for member in collection.find(key) if key is not None else []:
             yield (join_pointer(resolved.pointer, member.token), MISSING, member.element,
-                   f"{_spec_label(spec)!r} must not be present")
+                   f"{short(_spec_label(spec))} must not be present")
 
 
 def check_order(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
@@ -409,7 +409,7 @@ def check_order(expected: list, resolved: Resolved, path: str, context: CheckCon
         yield collection
         return
     actual = collection.members
-    found = f"expected order {expected}, found {[m.label for m in actual]}"
+    found = f"expected order {short(expected, 200)}, found {short([m.label for m in actual], 200)}"
     for index, spec in enumerate(expected):
         if index >= len(actual):
             yield join_pointer(resolved.pointer, index), spec, MISSING, found
@@ -476,12 +476,12 @@ def check_stamped(fields: list[str], resolved: Resolved, path: str, context: Che
             stamp = item.get(name, MISSING)
             at = join_pointer(where, name)
             if stamp is MISSING:
-                yield at, name, MISSING, f"{label(item)!r} has no {name!r} stamp"
+                yield at, name, MISSING, f"{short(label(item))} has no {name!r} stamp"
             elif name in DATE_FIELDS:
                 if not dates.is_iso8601(stamp):
-                    yield at, "an ISO 8601 date-time", stamp, f"{label(item)!r}: {name} is not ISO 8601"
+                    yield at, "an ISO 8601 date-time", stamp, f"{short(label(item))}: {name} is not ISO 8601"
             elif not (isinstance(stamp, str) and stamp.strip()):
-                yield at, "a non-empty string", stamp, f"{label(item)!r}: {name} is not a non-empty string"
+                yield at, "a non-empty string", stamp, f"{short(label(item))}: {name} is not a non-empty string"
 
 
 # The stamp an op writes on an item it moves into a list (spec 4.1: `parked_at`
@@ -564,7 +564,7 @@ def check_preserved(expected: object, resolved: Resolved, path: str, context: Ch
     folder = posixpath.dirname(relative)
     beside = sorted(name for name in store if posixpath.dirname(name) == folder)
     yield (path, _text_or_size(original), beside,
-           f"the original bytes of {relative} are neither in it nor in any copy in the store (files there: {beside})")
+           f"the original bytes of {relative} are neither in it nor in any copy in the store (files there: {short(beside, 200)})")
 
 
 KEYWORDS: dict[str, Callable[[object, Resolved, str, FileContext | None], _Results]] = {

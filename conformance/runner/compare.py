@@ -291,16 +291,16 @@ def _aligned_differences(expected: list, actual: list, path: str) -> Iterator[Di
         present = sorted(found.get(key, []), key=lambda pair: canonical(pair[1]))
         for position, want in enumerate(copies):
             if position >= len(present):
-                yield Difference(path, want, MISSING, f"missing item {label(want)!r} (items align by identity)")
+                yield Difference(path, want, MISSING, f"missing item {short(label(want))} (items align by identity)")
                 continue
             index, got = present[position]
             yield from _differences(want, got, join_pointer(path, index))
         for index, got in present[len(copies):]:
-            yield Difference(join_pointer(path, index), MISSING, got, f"extra item {label(got)!r}")
+            yield Difference(join_pointer(path, index), MISSING, got, f"extra item {short(label(got))}")
     for key, present in found.items():
         if key is not None and key not in wanted:
             for index, got in present:
-                yield Difference(join_pointer(path, index), MISSING, got, f"extra item {label(got)!r}")
+                yield Difference(join_pointer(path, index), MISSING, got, f"extra item {short(label(got))}")
     # Elements without an identity: each pairs with an equal one wherever it is.
     unpaired = list(found.get(None, []))
     for want in wanted.get(None, []):

@@ -41,6 +41,7 @@ from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse,
 from conformance.runner.checks import SHOWN_DIFFERENCES, CheckContext, CheckFailure, FileContext, evaluate_check
 from conformance.runner.compare import Rules, differences
 from conformance.runner.implementations import Implementation
+from conformance.runner.selection import newer_lists
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
     FEATURES,
@@ -131,6 +132,8 @@ class _Session:
 
     def judge(self, op: str, outcome: Outcome, feature: str | None = None) -> OkResponse | ErrorResponse:
         if isinstance(outcome, AdapterFault):
+            # An implementation that captures stderr per vector has it replaced by
+            # the capture (run_vector); the others can only show the process's.
             tail = outcome.stderr_tail or self.implementation.stderr_tail()
             raise _Stop(ERROR, str(outcome), tail)
         if isinstance(outcome, ErrorResponse) and outcome.kind == "unsupported":
@@ -185,15 +188,17 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if capturing:
         implementation.start_stderr_capture()
     try:
-        result = _run_in_scratch(expanded, session, described)
+        result, document = _run_in_scratch(expanded, session, described)
         if capturing:
             # Every failure shows what the adapter logged while this vector ran
             # (a runner error keeps the runner's own traceback).
+            # Only that: never the process's earlier stderr, which belongs to
+            # the vectors before this one.
             captured = implementation.take_stderr_capture()
-            if captured and not result.runner_error:
+            if not result.runner_error:
                 result.stderr_tail = captured
         if keep_scratch is not None and result.outcome in (FAIL, ERROR):
-            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
+            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id), document)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result.sent = session.sent
@@ -201,27 +206,31 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     return result
 
 
-def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> VectorResult:
+def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> tuple[VectorResult, dict]:
+    """The vector's result, and the result document its checks looked at."""
+    document: dict = {}
     try:
         run = DERIVED_OPS[(vector.derived, vector.op)] if vector.derived else OPS[vector.op]
         document, files, failures = run(vector, session, effective_caps(described.caps))
         # When the op itself was refused, the checks would only repeat that.
         if not any(failure.check in REFUSALS for failure in failures):
             failures = failures + evaluate_checks(vector, document, files)
-        return VectorResult(vector.id, FAIL if failures else PASS, failures)
+        return VectorResult(vector.id, FAIL if failures else PASS, failures), document
     except _Stop as stop:
         return VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
-                            na_kind=stop.na_kind)
+                            na_kind=stop.na_kind), document
     except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
         return VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
                                                      f"{type(error).__name__}: {error}",
-                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True)
+                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True), document
 
 
-def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
+def keep_scratch_dir(vector: Vector, scratch: Path, target: Path, document: dict | None = None) -> None:
     """Copy a vector's scratch directory (its stores as the adapter left them)
     to `target`; a merge_sessions vector, which has no store, leaves the two
-    replica texts it sent instead."""
+    replica texts it sent instead, and a derived one also every merge it
+    compared (`ab`, `ba`; `merged` (M), `self`, `with_local`, `with_remote`).
+    A derived merge_stores vector's merges are its scratch directories."""
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     if scratch.is_dir():
@@ -230,6 +239,11 @@ def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
         for side in ("local", "remote"):
             (target / f"{side}.session.json").write_text(content_text(vector.input[side]), encoding="utf-8",
                                                          errors="surrogateescape")
+        for name, part in (document or {}).items() if vector.derived else ():
+            if isinstance(part, dict) and "session" in part:
+                (target / f"{name}.session.json").write_text(
+                    json.dumps(part["session"], indent=2, ensure_ascii=False) + "\n", encoding="utf-8",
+                    errors="surrogateescape")
 
 
 def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -> list[CheckFailure]:
@@ -598,14 +612,21 @@ ACROSS_RUNS = Rules(across_runs=True)
 RENDERED_FIELDS = {"decisions": ("why", "rejected")}
 
 
-def rendered_view(session: object) -> dict:
+def rendered_view(session: object, spec: str | None = None) -> dict:
     """What a merged session renders (spec 4.1, 5.3): each live list's items
-    with their rendered fields, and the identities the tombstones hold."""
+    with their rendered fields, and the identities the tombstones hold; for
+    an older `spec`, without the lists that version did not have."""
     loaded = load_session_data(session).session
+    unknown = newer_lists(spec) if spec else frozenset()
+    if unknown:
+        loaded = {**loaded, "current": {name: items for name, items in loaded.get("current", {}).items()
+                                        if name not in unknown}}
     current = loaded.get("current", {})
     live = render(loaded)
     view: dict = {"live": {}, "tombstones": {}}
     for name, texts in live.items():
+        if name in unknown:
+            continue
         shown = {text_hash(text) for text in texts}
         items = [item for item in current.get(name, []) if isinstance(item, dict)
                  and isinstance(item.get("text"), str) and text_hash(item["text"]) in shown]
@@ -613,7 +634,7 @@ def rendered_view(session: object) -> dict:
                                                          if field in item}} for item in items]
     hidden = [d for d in current.get("decisions", []) if isinstance(d, dict) and d.get("hidden") is True]
     view["tombstones"]["hidden"] = [_tombstone(item) for item in hidden]
-    for name in ("completed_actions", "completed_goals"):
+    for name in sorted({"completed_actions", "completed_goals"} - unknown):
         view["tombstones"][name] = [_tombstone(item) for item in current.get(name, []) if isinstance(item, dict)]
     return view
 
@@ -682,15 +703,24 @@ def _demoted(failures: list[CheckFailure], replicas: bool) -> list[CheckFailure]
     return [failure if failure.advisory else replace(failure, advisory=MALFORMED_INPUT) for failure in failures]
 
 
-def without_unknown_keys(session: object) -> object:
+def without_unknown_keys(session: object, spec: str | None = None) -> object:
     """A session without the keys the merge does not know (those are the
-    local copy's by rule, 5.4, so merge(A, B) and merge(B, A) differ there)."""
+    local copy's by rule, 5.4, so merge(A, B) and merge(B, A) differ there),
+    nor, for an older `spec`, the lists that version did not have."""
     if not isinstance(session, dict):
         return session
+    known = set(KNOWN_LISTS) - (newer_lists(spec) if spec else frozenset())
     kept = {key: value for key, value in session.items() if key in KNOWN_TOP_LEVEL}
     if isinstance(kept.get("current"), dict):
-        kept["current"] = {name: items for name, items in kept["current"].items() if name in KNOWN_LISTS}
+        kept["current"] = {name: items for name, items in kept["current"].items() if name in known}
     return kept
+
+
+def _as_of(session: object, spec: str | None) -> object:
+    """A session as spec version `spec` compares it: whole, for the latest
+    version; for an older one, only what that version knew (unknown keys
+    pass through merges only since v0.1.2, 5.4)."""
+    return without_unknown_keys(session, spec) if spec else session
 
 
 def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -702,13 +732,13 @@ def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built
         merged = _merge_texts(session, vector, *pair)
         if isinstance(merged, CheckFailure):
             return document, None, [merged]
-        document[name] = {**_session_document(merged), "view": rendered_view(merged)}
+        document[name] = {**_session_document(merged), "view": rendered_view(merged, vector.spec)}
     failures = _relation_failures(
         vector, "commutative", document["ab"]["view"], document["ba"]["view"], "/ba/view",
         "merge(A, B) (expected) and merge(B, A) (actual) render differently")
     failures += _relation_failures(
-        vector, "commutative", without_unknown_keys(document["ab"]["session"]),
-        without_unknown_keys(document["ba"]["session"]), "/ba/session",
+        vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+        without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
         "merge(A, B) (expected) and merge(B, A) (actual) hold different data", advisory=FULL_DATA)
     return document, None, _demoted(failures, is_replica(a) and is_replica(b))
 
@@ -732,7 +762,8 @@ def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Bu
         if isinstance(again, CheckFailure):
             return document, None, [again]
         document[name] = _session_document(again)
-        failures += _relation_failures(vector, relation, merged, again, f"/{name}/session",
+        failures += _relation_failures(vector, relation, _as_of(merged, vector.spec), _as_of(again, vector.spec),
+                                       f"/{name}/session",
                                        f"{what} (expected M, actual the re-merge)", advisory=advisory)
     return document, None, _demoted(failures, is_replica(a) and is_replica(b))
 
@@ -744,6 +775,10 @@ def store_view(store: Path) -> dict:
     entries = {link: {key: entry.get(key) for key in ("status", "type", "name", "fields", "body")}
                for link, entry in document["entries"].items()}
     return {"entries": entries, "session": document.get("session")}
+
+
+def _store_as_of(view: dict, spec: str | None) -> dict:
+    return {**view, "session": _as_of(view["session"], spec)}
 
 
 def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -758,14 +793,14 @@ def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-        document[name]["view"] = rendered_view(document[name]["session"])
+        document[name]["view"] = rendered_view(document[name]["session"], vector.spec)
     differ = "merge_stores(L, R) (expected) and merge_stores(R, L) (actual)"
     failures = _relation_failures(vector, "commutative", document["ab"]["entries"], document["ba"]["entries"],
                                   "/ba/entries", f"{differ} hold different entries")
     failures += _relation_failures(vector, "commutative", document["ab"]["view"], document["ba"]["view"],
                                    "/ba/view", f"{differ} render different sessions")
-    failures += _relation_failures(vector, "commutative", without_unknown_keys(document["ab"]["session"]),
-                                   without_unknown_keys(document["ba"]["session"]), "/ba/session",
+    failures += _relation_failures(vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+                                   without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
                                    f"{differ} hold different session data", advisory=FULL_DATA)
     replicas = all(_store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
     return document, None, _demoted(failures, replicas)
@@ -796,7 +831,8 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-        failures += _relation_failures(vector, relation, document["merged"], document[name], f"/{name}",
+        failures += _relation_failures(vector, relation, _store_as_of(document["merged"], vector.spec),
+                                       _store_as_of(document[name], vector.spec), f"/{name}",
                                        f"{what} (expected M, actual the re-merge)", advisory=advisory)
     replicas = all(_store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
     return document, None, _demoted(failures, replicas)

@@ -196,5 +196,7 @@ def describe_failure(item: GradedVector, requirements: RequirementIndex) -> str:
     if tail:
         lines.append("  adapter stderr while this vector ran (last lines):")
         lines.append(indent("\n".join(tail), "    | "))
+    elif result.outcome in ("fail", "error"):
+        lines.append("  adapter stderr while this vector ran: (none)")
     lines.append(f"  vector file: {vector.file}")
     return "\n".join(lines)
