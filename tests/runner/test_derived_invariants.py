@@ -11,7 +11,8 @@ from runner_helpers import vector, write_vector_file
 
 from conformance import resources
 from conformance.protocol.messages import OkResponse
-from conformance.runner.execute import ABSORPTION, MALFORMED_INPUT, run_vector
+from conformance.runner.execute import run_vector
+from conformance.runner.invariants import ABSORPTION, MALFORMED_INPUT
 from conformance.runner.grading import grade_vectors
 from conformance.runner.implementations import ModelImplementation
 from conformance.runner.requirements import load_requirements
