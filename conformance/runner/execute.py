@@ -31,19 +31,31 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.model import store as model_store
-from conformance.model.identity import text_hash
-from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, load_session_text, render
+from conformance.model.identity import item_key, text_hash
+from conformance.model.session import load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
 from conformance.runner.adapter_files import UnsafeFile, copy_tree, read_file, read_tree, remove_tree
-from conformance.runner.checks import CheckFailure, FileContext, difference, evaluate_check
+from conformance.runner.checks import CheckContext, CheckFailure, FileContext, evaluate_check
+from conformance.runner.compare import Rules
 from conformance.runner.implementations import Implementation
+from conformance.runner.invariants import (
+    ABSORPTION,
+    FULL_DATA,
+    as_of,
+    demoted,
+    is_replica,
+    relation_failures,
+    rendered_view,
+    store_as_of,
+    store_is_replica,
+    without_unknown_keys,
+)
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
     FEATURES,
     Expectation,
     ExpansionProblem,
     Vector,
-    canonical_json,
     content_text,
     effective_caps,
     expand,
@@ -127,6 +139,8 @@ class _Session:
 
     def judge(self, op: str, outcome: Outcome, feature: str | None = None) -> OkResponse | ErrorResponse:
         if isinstance(outcome, AdapterFault):
+            # An implementation that captures stderr per vector has it replaced by
+            # the capture (run_vector); the others can only show the process's.
             tail = outcome.stderr_tail or self.implementation.stderr_tail()
             raise _Stop(ERROR, str(outcome), tail)
         if isinstance(outcome, ErrorResponse) and outcome.kind == "unsupported":
@@ -182,15 +196,17 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if capturing:
         implementation.start_stderr_capture()
     try:
-        result = _run_in_scratch(expanded, session, described)
+        result, document = _run_in_scratch(expanded, session, described)
         if capturing:
             # Every failure shows what the adapter logged while this vector ran
             # (a runner error keeps the runner's own traceback).
+            # Only that: never the process's earlier stderr, which belongs to
+            # the vectors before this one.
             captured = implementation.take_stderr_capture()
-            if captured and not result.runner_error:
+            if not result.runner_error:
                 result.stderr_tail = captured
         if keep_scratch is not None and result.outcome in (FAIL, ERROR):
-            left_out = keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
+            left_out = keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id), document)
             if left_out:
                 result.detail = (f"{result.detail}; " if result.detail else "") + (
                     f"--keep-scratch left out {', '.join(left_out[:5])}")
@@ -213,28 +229,32 @@ def _charge_error(result: VectorResult, problem: str) -> None:
         result.outcome = ERROR
 
 
-def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> VectorResult:
+def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> tuple[VectorResult, dict]:
+    """The vector's result, and the result document its checks looked at."""
+    document: dict = {}
     try:
         run = DERIVED_OPS[(vector.derived, vector.op)] if vector.derived else OPS[vector.op]
         document, files, failures = run(vector, session, effective_caps(described.caps))
         # When the op itself was refused, the checks would only repeat that.
         if not any(failure.check in REFUSALS for failure in failures):
             failures = failures + evaluate_checks(vector, document, files)
-        return VectorResult(vector.id, FAIL if failures else PASS, failures)
+        return VectorResult(vector.id, FAIL if failures else PASS, failures), document
     except _Stop as stop:
         return VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
-                            na_kind=stop.na_kind)
+                            na_kind=stop.na_kind), document
     except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
         return VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
                                                      f"{type(error).__name__}: {error}",
-                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True)
+                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True), document
 
 
-def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> list[str]:
+def keep_scratch_dir(vector: Vector, scratch: Path, target: Path, document: dict | None = None) -> list[str]:
     """Copy a vector's scratch directory (its stores as the adapter left them)
     to `target`, links as links; a merge_sessions vector, which has no store,
-    leaves the two replica texts it sent instead. Returns what was left out
-    (special files, too deep, too big)."""
+    leaves the two replica texts it sent instead, and a derived one also every
+    merge it compared (`ab`, `ba`; `merged` (M), `self`, `with_local`,
+    `with_remote`). A derived merge_stores vector's merges are its scratch
+    directories. Returns what was left out (special files, too deep, too big)."""
     remove_tree(target)
     target.mkdir(parents=True)
     left_out = copy_tree(scratch, target) if scratch.is_dir() else []
@@ -242,17 +262,52 @@ def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> list[str]:
         for side in ("local", "remote"):
             (target / f"{side}.session.json").write_text(content_text(vector.input[side]), encoding="utf-8",
                                                          errors="surrogateescape")
+        for name, part in (document or {}).items() if vector.derived else ():
+            if isinstance(part, dict) and "session" in part:
+                (target / f"{name}.session.json").write_text(
+                    json.dumps(part["session"], indent=2, ensure_ascii=False) + "\n", encoding="utf-8",
+                    errors="surrogateescape")
     return left_out
 
 
 def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -> list[CheckFailure]:
     """The vector's failed checks, each with the requirements it checks and
     the interpretation it rests on."""
+    context = check_context(vector, files)
     failures = []
     for check in vector.expect:
         failures.extend(annotated(failure, vector.check_expectation(check))
-                        for failure in evaluate_check(check, document, files))
+                        for failure in evaluate_check(check, document, files, context))
     return failures
+
+
+def check_context(vector: Vector, files: FileContext | None) -> CheckContext:
+    """The comparison rules of the vector's result document: entries a reader
+    reported (read_store), and for a write the items its input held."""
+    input_lists = None
+    if vector.op == "write" and files is not None:
+        input_lists = _input_lists(files.original.get("files", {}).get(model_store.SESSION_FILE))
+        for step in vector.input.get("steps", ()):
+            text = step.get("args", {}).get("text") if isinstance(step, dict) else None
+            if isinstance(text, str):
+                input_lists.pop(text_hash(text), None)
+    return CheckContext(files, Rules(reader_reported=vector.op == "read_store"), input_lists)
+
+
+def _input_lists(data: bytes | None) -> dict[str | None, frozenset[str]]:
+    """identity -> the lists of an input session.json that hold it (the key
+    None stands for the items that have no identity)."""
+    try:
+        session = json.loads(data.decode("utf-8")) if data is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    current = session.get("current") if isinstance(session, dict) else None
+    found: dict[str | None, set[str]] = {}
+    for name, items in (current.items() if isinstance(current, dict) else ()):
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict):
+                found.setdefault(item_key(item), set()).add(name)
+    return {key: frozenset(names) for key, names in found.items()}
 
 
 def annotated(failure: CheckFailure, expectation: Expectation) -> CheckFailure:
@@ -595,64 +650,33 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
 
 
 # --- derived vectors: merge invariants (spec 5.4) ---------------------------------
-
-def comparable_session(session: object, keep_unknown: bool) -> object:
-    """A session as the merge invariants compare it: lists as sets (ordering
-    is free, spec 5.4), `parked_at` left out (AMB-PARKED-AT: when a merge
-    parks an action, 4.1's "when it overflowed" and 5.4's convergence are
-    read differently), keys the merge does not know kept only on request."""
-    if not isinstance(session, dict):
-        return session
-
-    def unordered(value: object) -> object:
-        if not isinstance(value, list):
-            return value
-        items = [{k: v for k, v in item.items() if k != "parked_at"} if isinstance(item, dict) else item
-                 for item in value]
-        return sorted(items, key=canonical_json)
-
-    compared = {}
-    for key, value in session.items():
-        if key == "current" and isinstance(value, dict):
-            compared[key] = {name: unordered(items) for name, items in value.items()
-                             if keep_unknown or name in KNOWN_LISTS}
-        elif key == "history":
-            compared[key] = unordered(value)
-        elif keep_unknown or key in KNOWN_TOP_LEVEL:
-            compared[key] = value
-    return compared
-
-
-def _invariant_failure(vector: Vector, check: str, expected: object, actual: object, path: str,
-                       what: str) -> CheckFailure | None:
-    found = difference(expected, actual, path)
-    if found is None:
-        return None
-    return annotated(CheckFailure(found.path, check, found.expected, found.actual, f"{what}: {found.message}"),
-                     vector.default_expectation)
+# What each compares, and what decides: conformance.runner.invariants.
 
 
 def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
-    """merge(A, B) and merge(B, A) carry the same data (spec 5.4: commutative
-    up to ordering), keys neither side's merge knows excepted (local wins)."""
+    """merge(A, B) and merge(B, A) render identically (spec 5.4); their whole
+    data, keys neither side's merge knows excepted, is compared as advisory."""
     a, b = content_text(vector.input["local"]), content_text(vector.input["remote"])
     document = {}
     for name, pair in (("ab", (a, b)), ("ba", (b, a))):
         merged = _merge_texts(session, vector, *pair)
         if isinstance(merged, CheckFailure):
             return document, None, [merged]
-        document[name] = _session_document(merged)
-    failure = _invariant_failure(
-        vector, "commutative", comparable_session(document["ab"]["session"], False),
-        comparable_session(document["ba"]["session"], False), "/ba/session",
-        "merge(A, B) (expected) and merge(B, A) (actual) differ")
-    return document, None, [failure] if failure else []
+        document[name] = {**_session_document(merged), "view": rendered_view(merged, vector.spec)}
+    failures = relation_failures(
+        vector, "commutative", document["ab"]["view"], document["ba"]["view"], "/ba/view",
+        "merge(A, B) (expected) and merge(B, A) (actual) render differently")
+    failures += relation_failures(
+        vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+        without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
+        "merge(A, B) (expected) and merge(B, A) (actual) hold different data", advisory=FULL_DATA)
+    return document, None, demoted(failures, is_replica(a) and is_replica(b))
 
 
 def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
-    """With M = merge(A, B): merge(M, M), merge(M, A) and merge(M, B) are all M
-    (spec 5.4: merging a replica with itself is a no-op; re-merging an input
-    brings nothing new)."""
+    """With M = merge(A, B): merge(M, M) is M (spec 5.4: merging a replica
+    with itself is a no-op); merge(M, A) and merge(M, B) are compared with M
+    as advisory (absorption, which 5.4 does not state)."""
     a, b = content_text(vector.input["local"]), content_text(vector.input["remote"])
     merged = _merge_texts(session, vector, a, b)
     if isinstance(merged, CheckFailure):
@@ -660,18 +684,18 @@ def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Bu
     document = {"merged": _session_document(merged)}
     m = session_text(merged) if isinstance(merged, dict) else json.dumps(merged)
     failures = []
-    for name, other, what in (("self", m, "M with itself"), ("with_local", a, "M with A again"),
-                              ("with_remote", b, "M with B again")):
+    for name, other, relation, what, advisory in (
+            ("self", m, "idempotent", "merge(M, M) changed M = merge(A, B) (self-merge is not a no-op)", None),
+            ("with_local", a, "absorption", "merge(M, A) differs from M = merge(A, B)", ABSORPTION),
+            ("with_remote", b, "absorption", "merge(M, B) differs from M = merge(A, B)", ABSORPTION)):
         again = _merge_texts(session, vector, m, other)
         if isinstance(again, CheckFailure):
             return document, None, [again]
         document[name] = _session_document(again)
-        failure = _invariant_failure(vector, "idempotent", comparable_session(merged, True),
-                                     comparable_session(again, True), f"/{name}/session",
-                                     f"merging the result M = merge(A, B) (expected) {what} changed it (actual)")
-        if failure:
-            failures.append(failure)
-    return document, None, failures
+        failures += relation_failures(vector, relation, as_of(merged, vector.spec), as_of(again, vector.spec),
+                                       f"/{name}/session",
+                                       f"{what} (expected M, actual the re-merge)", advisory=advisory)
+    return document, None, demoted(failures, is_replica(a) and is_replica(b))
 
 
 def store_view(store: Path) -> dict:
@@ -683,12 +707,9 @@ def store_view(store: Path) -> dict:
     return {"entries": entries, "session": document.get("session")}
 
 
-def _comparable_store(view: dict, keep_unknown: bool) -> dict:
-    return {"entries": view["entries"], "session": comparable_session(view["session"], keep_unknown)}
-
-
 def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
-    """merge_stores(L, R) and merge_stores(R, L) hold the same entries and session (spec 5.4)."""
+    """merge_stores(L, R) and merge_stores(R, L) hold the same entries and
+    render the same session (spec 5.4); the whole session data is advisory."""
     document = {}
     for name, first, second in (("ab", "local", "remote"), ("ba", "remote", "local")):
         left, right = session.scratch / name / "local", session.scratch / name / "remote"
@@ -698,14 +719,22 @@ def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-    failure = _invariant_failure(vector, "commutative", _comparable_store(document["ab"], False),
-                                 _comparable_store(document["ba"], False), "/ba",
-                                 "merge_stores(L, R) (expected) and merge_stores(R, L) (actual) differ")
-    return document, None, [failure] if failure else []
+        document[name]["view"] = rendered_view(document[name]["session"], vector.spec)
+    differ = "merge_stores(L, R) (expected) and merge_stores(R, L) (actual)"
+    failures = relation_failures(vector, "commutative", document["ab"]["entries"], document["ba"]["entries"],
+                                  "/ba/entries", f"{differ} hold different entries")
+    failures += relation_failures(vector, "commutative", document["ab"]["view"], document["ba"]["view"],
+                                   "/ba/view", f"{differ} render different sessions")
+    failures += relation_failures(vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+                                   without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
+                                   f"{differ} hold different session data", advisory=FULL_DATA)
+    replicas = all(store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
+    return document, None, demoted(failures, replicas)
 
 
 def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Built:
-    """With M = merge_stores(L, R): merging M with itself, with L or with R gives M again (spec 5.4)."""
+    """With M = merge_stores(L, R): merging M with itself gives M (spec 5.4);
+    merging it with L or R again is compared with M as advisory (absorption)."""
     merged = session.scratch / "merged"
     local, remote = session.scratch / "local", session.scratch / "remote"
     materialise_store(vector.input["local"], vector.root, local)
@@ -715,8 +744,12 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         return {}, None, [refused]
     document = {"merged": store_view(merged)}
     failures = []
-    for name, other, what in (("self", merged, "M with itself"), ("with_local", local, "M with L again"),
-                              ("with_remote", remote, "M with R again")):
+    for name, other, relation, what, advisory in (
+            ("self", merged, "idempotent", "merge_stores(M, M) changed M = merge_stores(L, R) "
+                                           "(self-merge is not a no-op)", None),
+            ("with_local", local, "absorption", "merge_stores(M, L) differs from M = merge_stores(L, R)", ABSORPTION),
+            ("with_remote", remote, "absorption", "merge_stores(M, R) differs from M = merge_stores(L, R)",
+             ABSORPTION)):
         left, right = session.scratch / name / "m", session.scratch / name / "other"
         _copy_store(merged, left)
         _copy_store(other, right)
@@ -724,12 +757,11 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-        failure = _invariant_failure(vector, "idempotent", _comparable_store(document["merged"], True),
-                                     _comparable_store(document[name], True), f"/{name}",
-                                     f"merging the result M = merge_stores(L, R) (expected) {what} changed it (actual)")
-        if failure:
-            failures.append(failure)
-    return document, None, failures
+        failures += relation_failures(vector, relation, store_as_of(document["merged"], vector.spec),
+                                       store_as_of(document[name], vector.spec), f"/{name}",
+                                       f"{what} (expected M, actual the re-merge)", advisory=advisory)
+    replicas = all(store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
+    return document, None, demoted(failures, replicas)
 
 
 def _copy_store(source: Path, target: Path) -> None:

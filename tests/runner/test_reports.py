@@ -30,7 +30,10 @@ class FlakyModel(ModelImplementation):
 
     def call(self, op, args):
         if op == "merge_sessions" and "CRASH" in args["local"]:
-            return AdapterFault("crashed", "the adapter exited with code 3", "Traceback (most recent call last):\nboom")
+            trace = "Traceback (most recent call last):\nboom"
+            if self._captured is not None:  # written to stderr while the vector ran
+                self._captured.append(trace)
+            return AdapterFault("crashed", "the adapter exited with code 3", trace)
         return super().call(op, args)
 
 
@@ -135,7 +138,7 @@ def test_console_report_shows_table_failures_and_verdict(record):
     assert any(line.split()[:2] == ["section", "level"] for line in lines)
     assert "FAIL b.fail  [Full; spec 5.2]" in text
     assert "requirement S5.2-union-by-identity (MUST, 5.2): A merge MUST NOT drop" in text
-    assert "at /live/next_actions (identities; MUST S5.2-union-by-identity): unexpected ['Remote']" in text
+    assert "at /live/next_actions (identities; MUST S5.2-union-by-identity): unexpected [\"Remote\"]" in text
     assert '    expected: ["local"]' in text and "    note: deliberate" in text
     assert "sent: merge_sessions" in text
     assert "ERROR c.error" in text and "    | boom" in text
