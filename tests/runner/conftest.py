@@ -6,6 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance import resources
+from conformance.runner.execute import run_vector
+from conformance.runner.implementations import ModelImplementation
+from conformance.runner.vectors import load_corpus
+
 
 @pytest.fixture
 def vectors_root(tmp_path: Path) -> Path:
@@ -13,3 +18,20 @@ def vectors_root(tmp_path: Path) -> Path:
     root = tmp_path / "vectors"
     root.mkdir()
     return root
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """The bundled corpus, loaded once for the verdict-honesty tests."""
+    loaded = load_corpus([resources.vectors_dir()])
+    assert loaded.problems == []
+    return loaded.vectors
+
+
+@pytest.fixture(scope="session")
+def reference_results(corpus, tmp_path_factory):
+    """Every vector's result against the reference model (verdict_support.results_of reuses them)."""
+    model = ModelImplementation()
+    described = model.describe()
+    workdir = tmp_path_factory.mktemp("reference")
+    return {vector.id: run_vector(vector, model, described, workdir) for vector in corpus}
