@@ -16,7 +16,7 @@ import json
 import re
 import shutil
 import tempfile
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import frontmatter as python_frontmatter
@@ -24,15 +24,17 @@ import pytest
 import yaml
 
 from conformance.model import entry as model_entry
+from conformance.model import frontmatter as model_frontmatter
 from conformance.model import merge as model_merge
 from conformance.model.frontmatter import parse_entry_text, serialize_frontmatter
+from conformance.model.identity import item_key
 from conformance.model.session import DEFAULT_CAPS, load_session_text
 from conformance.model.store import atomic_write, keep_beside
 from conformance.protocol.messages import ErrorResponse, OkResponse
 from conformance.runner.execute import run_vector
 from conformance.runner.implementations import ModelImplementation
 
-from verdict_support import explain, graded_of, graded_run
+from verdict_support import explain, failing, graded_of, graded_run
 
 SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
                "add_decision", "hide_decision", "record_session")
@@ -401,9 +403,78 @@ class RefusesWhileTheLockIsBusy(ModelImplementation):
         return results
 
 
-def test_a_writer_that_refuses_while_the_lock_is_busy_earns_full(corpus, tmp_path):
+def test_a_writer_that_refuses_while_the_lock_is_busy_passes_the_concurrency_vectors(corpus, tmp_path):
     implementation = RefusesWhileTheLockIsBusy()
     concurrency = [vector for vector in corpus if vector.op == "concurrent_writes"]
     assert concurrency
     results = [run_vector(vector, implementation, implementation.describe(), tmp_path) for vector in concurrency]
     assert [result.outcome for result in results] == ["pass"] * len(concurrency), [r.failures for r in results]
+
+
+class RefusesEveryConcurrentWrite(RefusesWhileTheLockIsBusy):
+    """Refuses every write made while another writer runs: nothing gets through, so nothing is shown."""
+
+    def call_in_parallel(self, jobs):
+        return [[ErrorResponse(0, "internal", "the store is locked") for _ in job] for job in jobs]
+
+
+def test_a_writer_that_refuses_every_concurrent_write_does_not_pass(corpus, tmp_path):
+    implementation = RefusesEveryConcurrentWrite()
+    vector = next(vector for vector in corpus if vector.op == "concurrent_writes")
+    result = run_vector(vector, implementation, implementation.describe(), tmp_path)
+    assert result.outcome == "fail"
+    assert [failure.check for failure in result.failures] == ["concurrent_write_accepted"]
+
+
+# --- interpretations (docs/spec-ambiguities.md): another reading never costs a level -------------
+
+def test_a_merge_that_reads_a_number_as_a_javascript_date_earns_full(corpus, reference_results, tmp_path,
+                                                                      monkeypatch):
+    parse_date = model_merge.dates.parse_date
+
+    def parse(value):  # AMB-DATES: `new Date(1767225600000)`
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value / 1000, timezone.utc)
+        return parse_date(value)
+
+    monkeypatch.setattr(model_merge.dates, "parse_date", parse)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions", "merge_stores"],
+                                tmp_path)
+    assert_full(graded, result)
+    assert "merge.newest.non-string-date-loses" in failing(graded, "advisory")
+
+
+LIVE_LISTS = {"add_goal": ("goals", "set_on"), "add_question": ("open_questions", "asked")}
+
+
+class RefreshesWhatIsLive(ModelImplementation):
+    """Adding a goal or question that is already live rewrites that one item with the new spelling and
+    stamps, its unknown fields kept (AMB-ADD-LIVE: the reference model leaves it as it was)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op in LIVE_LISTS and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+            name, field = LIVE_LISTS[op]
+            stamp = self.context.stamp()
+            session["current"][name] = [
+                {**item, "text": args["text"], field: stamp.now, "machine_id": stamp.machine_id}
+                if isinstance(item, dict) and item_key(item) == item_key({"text": args["text"]}) else item
+                for item in session["current"][name]]
+            atomic_write(path, json.dumps(session, indent=2).encode("utf-8"))
+        return outcome
+
+
+def test_a_writer_that_refreshes_a_live_goal_or_question_on_add_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, RefreshesWhatIsLive(), list(LIVE_LISTS), tmp_path)
+    assert_full(graded, result)
+
+
+def test_a_reader_that_trims_every_unicode_space_off_plain_values_earns_full(corpus, reference_results, tmp_path,
+                                                                             monkeypatch):
+    # AMB-FRONTMATTER-YAML: YAML trims only spaces and tabs; Python's str.strip() also a no-break space.
+    plain_scalar = model_frontmatter._plain_scalar
+    monkeypatch.setattr(model_frontmatter, "_plain_scalar", lambda raw: plain_scalar(raw.strip()))
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert_full(graded, result)
