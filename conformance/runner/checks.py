@@ -1,5 +1,8 @@
 """The check keywords of a vector's `expect` list, evaluated on a result document.
 
+Every keyword compares through one semantic layer, `conformance.runner.compare`
+(dates as instants, items aligned by identity, bodies up to line endings,
+unknown frontmatter keys and clock stamps advisory where they cannot decide).
 Each check names an RFC 6901 JSON Pointer (`path`) into the result document
 and one keyword (docs/architecture.md, "Vector files"). Evaluating a check
 gives every mismatch (a bounded number of them) as a `CheckFailure` that
@@ -21,34 +24,26 @@ from dataclasses import dataclass, field, replace
 
 from conformance.model import dates
 from conformance.model.identity import item_key, text_hash
+from conformance.runner.compare import (
+    DATE_FIELDS,
+    MISSING,
+    STRICT,
+    Difference,
+    Rules,
+    advisory_for,
+    differences,
+    is_after_matcher,
+    join_pointer,
+    label,
+    parse_pointer,
+    short,
+    subset_differences,
+    type_name,
+)
 from conformance.runner.vectors import content_bytes
 
-# Fields compared as ISO 8601 dates by `stamped` (spec 3.3, 4.1).
-DATE_FIELDS = frozenset({
-    "added", "set_on", "date", "asked", "done_at", "hidden_at", "parked_at",
-    "created_at", "updated_at", "last_seen", "created", "updated", "last_fired",
-})
-
-
-class _Missing:
-    """Nothing at a JSON Pointer (distinct from JSON null)."""
-
-    _instance = None
-
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "<absent>"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-MISSING = _Missing()
-
+__all__ = ["DATE_FIELDS", "MISSING", "CheckContext", "CheckFailure", "FileContext", "Rules", "differences",
+           "evaluate", "evaluate_all", "evaluate_check", "join_pointer", "parse_pointer", "resolve"]
 
 @dataclass(frozen=True)
 class CheckFailure:
@@ -63,6 +58,7 @@ class CheckFailure:
     note: str | None = None
     requirements: tuple[str, ...] = ()
     ambiguity: str | None = None
+    advisory: str | None = None   # the comparison rule that keeps this mismatch from deciding
 
     def to_json(self) -> dict:
         data = {
@@ -77,6 +73,8 @@ class CheckFailure:
             data["note"] = self.note
         if self.ambiguity:
             data["ambiguity"] = self.ambiguity
+        if self.advisory:
+            data["advisory"] = self.advisory
         return data
 
 
@@ -101,21 +99,20 @@ class FileContext:
     after: dict[str, dict[str, bytes]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class CheckContext:
+    """What a check needs besides the result document: the files before and
+    after the op, the comparison rules of where the document came from, and
+    for a write, the lists each identity of its input held that the op was
+    not asked about (`stamped` checks only what the op wrote; None: check
+    every item; the key None stands for the items without an identity)."""
+
+    files: FileContext | None = None
+    rules: Rules = STRICT
+    input_lists: dict[str | None, frozenset[str]] | None = None
+
+
 # --- JSON Pointer --------------------------------------------------------------
-
-def parse_pointer(pointer: str) -> list[str]:
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
-        raise ValueError(f"{pointer!r} is not a JSON Pointer (it must start with '/')")
-    return [token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")]
-
-
-def join_pointer(pointer: str, *tokens: object) -> str:
-    for token in tokens:
-        pointer += "/" + str(token).replace("~", "~0").replace("/", "~1")
-    return pointer
-
 
 @dataclass(frozen=True)
 class Resolved:
@@ -181,16 +178,6 @@ def expected_key(spec: object) -> str | None:
     return None
 
 
-def label(element: object) -> object:
-    """How an element is shown in a failure: its text, or its hash when purged."""
-    if isinstance(element, dict):
-        key = item_key(element)
-        if element.get("hidden") is True and isinstance(element.get("text_hash"), str):
-            return f"sha256:{key}"
-        return element.get("text", element)
-    return element
-
-
 @dataclass(frozen=True)
 class _Member:
     key: str
@@ -226,153 +213,12 @@ def _collection(value: object) -> _Collection | str:
     return f"expected a list of items or texts, found {type_name(value)}"
 
 
-def type_name(value: object) -> str:
-    if value is MISSING:
-        return "nothing"
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number")
-
-
 def _spec_label(spec: object) -> object:
     if isinstance(spec, dict):
         if isinstance(spec.get("text_hash"), str):
             return f"sha256:{spec['text_hash']}"
         return spec.get("text")
     return spec
-
-
-# --- deep comparison -------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Difference:
-    path: str
-    expected: object
-    actual: object
-    message: str
-
-
-def _is_item_list(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(e, dict) and item_key(e) is not None for e in value)
-
-
-def _same_scalar(expected: object, actual: object) -> bool:
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        return expected == actual
-    return type(expected) is type(actual) and expected == actual
-
-
-def differences(expected: object, actual: object, path: str) -> Iterator[Difference]:
-    """Every place where `actual` differs from `expected`, each at its deepest path.
-
-    Lists of session items compare as sets keyed by identity; a missing key
-    and an empty list are the same (an absent session list equals [])."""
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for key in expected:
-            if key not in actual:
-                if expected[key] != []:
-                    yield Difference(join_pointer(path, key), expected[key], MISSING, f"missing field {key!r}")
-                continue
-            yield from differences(expected[key], actual[key], join_pointer(path, key))
-        for key in actual:
-            if key not in expected and actual[key] != []:
-                yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
-        return
-    if isinstance(expected, list) and isinstance(actual, list):
-        if (expected or actual) and _is_item_list(expected) and _is_item_list(actual):
-            yield from _item_set_differences(expected, actual, path)
-            return
-        for index, (want, got) in enumerate(zip(expected, actual)):
-            yield from differences(want, got, join_pointer(path, index))
-        if len(expected) != len(actual):
-            index = min(len(expected), len(actual))
-            want = expected[index] if index < len(expected) else MISSING
-            got = actual[index] if index < len(actual) else MISSING
-            yield Difference(join_pointer(path, index), want, got,
-                             f"expected {len(expected)} elements, found {len(actual)}")
-        return
-    if expected == [] and actual is MISSING:
-        return
-    if isinstance(expected, (dict, list)) or isinstance(actual, (dict, list)) or not _same_scalar(expected, actual):
-        yield Difference(path, expected, actual, f"expected {_short(expected)}, found {_short(actual)}")
-
-
-def difference(expected: object, actual: object, path: str) -> Difference | None:
-    """The first place where `actual` differs from `expected`, or None."""
-    return next(differences(expected, actual, path), None)
-
-
-def _item_set_differences(expected: list[dict], actual: list[dict], path: str) -> Iterator[Difference]:
-    actual_by_key: dict[str, tuple[int, dict]] = {}
-    for index, item in enumerate(actual):
-        key = item_key(item)
-        if key in actual_by_key:
-            yield Difference(join_pointer(path, index), MISSING, item, f"identity {label(item)!r} appears twice")
-            continue
-        actual_by_key[key] = (index, item)
-    expected_keys = set()
-    for item in expected:
-        key = item_key(item)
-        expected_keys.add(key)
-        if key not in actual_by_key:
-            yield Difference(path, item, [label(other) for other in actual],
-                             f"missing item {label(item)!r} (lists compare by identity)")
-            continue
-        index, found_item = actual_by_key[key]
-        yield from differences(item, found_item, join_pointer(path, index))
-    for key, (index, item) in actual_by_key.items():
-        if key not in expected_keys:
-            yield Difference(join_pointer(path, index), MISSING, item, f"unexpected item {label(item)!r}")
-
-
-def subset_differences(expected: dict, actual: object, path: str) -> Iterator[Difference]:
-    """Where `actual` lacks a field of `expected` or differs in one (recursively
-    for objects); a null field in `expected` must be absent from `actual`."""
-    if not isinstance(actual, dict):
-        yield Difference(path, expected, actual, f"expected an object, found {type_name(actual)}")
-        return
-    for key, want in expected.items():
-        where = join_pointer(path, key)
-        if want is None:
-            if key in actual:
-                yield Difference(where, MISSING, actual[key], f"field {key!r} must be absent")
-            continue
-        if key not in actual:
-            if want != []:
-                yield Difference(where, want, MISSING, f"missing field {key!r}")
-            continue
-        if _is_after_matcher(want):
-            yield from _after_differences(want["$after"], actual[key], where)
-        elif isinstance(want, dict):
-            yield from subset_differences(want, actual[key], where)
-        else:
-            yield from differences(want, actual[key], where)
-
-
-def _is_after_matcher(value: object) -> bool:
-    """`{"$after": DATE}` in a subset match: a date a writer stamps now, which
-    a vector cannot know, but which must be later than a date it does know."""
-    return isinstance(value, dict) and set(value) == {"$after"}
-
-
-def _after_differences(bound: str, actual: object, path: str) -> Iterator[Difference]:
-    moment = dates.parse_date(actual)
-    if moment is None:
-        yield Difference(path, f"a date later than {bound}", actual, "not an ISO 8601 date")
-    elif dates.sort_key(actual) <= dates.sort_key(bound):
-        yield Difference(path, f"a date later than {bound}", actual, f"not later than {bound}")
-
-
-def subset_difference(expected: dict, actual: object, path: str) -> Difference | None:
-    return next(subset_differences(expected, actual, path), None)
-
-
-def _short(value: object, limit: int = 80) -> str:
-    if value is MISSING:
-        return "nothing"
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # --- the keywords ----------------------------------------------------------------
@@ -387,18 +233,26 @@ def check_keyword(check: dict) -> str:
     return next(key for key in check if key not in ANNOTATIONS)
 
 
-def evaluate_check(check: dict, document: dict, files: FileContext | None = None) -> list[CheckFailure]:
-    """Every mismatch of one check (at most SHOWN_DIFFERENCES; the last one
-    shown counts the others); empty when it holds."""
+def evaluate_check(check: dict, document: dict, files: FileContext | None = None,
+                   context: CheckContext | None = None) -> list[CheckFailure]:
+    """Every mismatch of one check, deciding ones first (at most
+    SHOWN_DIFFERENCES; the last one shown counts the others); empty when it
+    holds. A mismatch that a comparison rule makes advisory says which."""
+    context = context or CheckContext(files)
     keyword = check_keyword(check)
     note = check.get("note")
     try:
         resolved = resolve(document, check["path"])
     except ValueError as error:
         return [CheckFailure(check["path"], keyword, check[keyword], MISSING, str(error), note)]
-    found = list(KEYWORDS[keyword](check[keyword], resolved, check["path"], files))
-    failures = [CheckFailure(path, keyword, expected, actual, message, note)
-                for path, expected, actual, message in found[:SHOWN_DIFFERENCES]]
+    found = []
+    for item in KEYWORDS[keyword](check[keyword], resolved, check["path"], context):
+        path, expected, actual, message = item[:4]
+        advisory = item[4] if len(item) > 4 else None
+        found.append(CheckFailure(path, keyword, expected, actual, message, note,
+                                  advisory=advisory or advisory_for(path, context.rules)))
+    found.sort(key=lambda failure: failure.advisory is not None)
+    failures = found[:SHOWN_DIFFERENCES]
     if len(found) > SHOWN_DIFFERENCES:
         last = failures[-1]
         failures[-1] = replace(last, message=f"{last.message} (and {len(found) - SHOWN_DIFFERENCES} more "
@@ -406,16 +260,18 @@ def evaluate_check(check: dict, document: dict, files: FileContext | None = None
     return failures
 
 
-def evaluate(check: dict, document: dict, files: FileContext | None = None) -> CheckFailure | None:
+def evaluate(check: dict, document: dict, files: FileContext | None = None,
+             context: CheckContext | None = None) -> CheckFailure | None:
     """The first mismatch of one check; None when it holds."""
-    return next(iter(evaluate_check(check, document, files)), None)
+    return next(iter(evaluate_check(check, document, files, context)), None)
 
 
 def evaluate_all(checks: Iterable[dict], document: dict, files: FileContext | None = None) -> list[CheckFailure]:
     return [failure for check in checks for failure in evaluate_check(check, document, files)]
 
 
-_Found = tuple[str, object, object, str]
+# (path, expected, actual, message) or, from the comparison layer, with the advisory reason too.
+_Found = tuple
 _Results = Iterator[_Found]
 
 
@@ -427,24 +283,25 @@ def _missing_parent(resolved: Resolved, expected: object, path: str) -> _Found |
 
 def _as_found(found: Iterable[Difference], prefix: str = "") -> _Results:
     for item in found:
-        yield item.path, item.expected, item.actual, prefix + item.message
+        yield item.path, item.expected, item.actual, prefix + item.message, item.advisory
 
 
-def check_equals(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_equals(expected: object, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     if resolved.value is MISSING and expected == [] and resolved.parent_exists:
         return
     if resolved.value is MISSING:
         yield path, expected, MISSING, f"nothing at {path}"
         return
-    yield from _as_found(differences(expected, resolved.value, resolved.pointer))
+    yield from _as_found(differences(expected, resolved.value, resolved.pointer, context.rules))
 
 
-def check_one_of(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_one_of(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     if resolved.value is MISSING:
         yield path, expected, MISSING, f"nothing at {path}"
-    elif not any(difference(option, resolved.value, resolved.pointer) is None for option in expected):
+    elif not any(not _deciding(differences(option, resolved.value, resolved.pointer, context.rules))
+                 for option in expected):
         yield (resolved.pointer, expected, resolved.value,
-               f"expected one of {_short(expected, 200)}, found {_short(resolved.value)}")
+               f"expected one of {short(expected, 200)}, found {short(resolved.value)}")
 
 
 def _collect(resolved: Resolved, expected: object, path: str) -> _Collection | _Found:
@@ -457,7 +314,7 @@ def _collect(resolved: Resolved, expected: object, path: str) -> _Collection | _
     return collection
 
 
-def check_identities(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_identities(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
         yield collection
@@ -466,16 +323,16 @@ def check_identities(expected: list, resolved: Resolved, path: str, files: FileC
     for member in collection.members:
         if member.key in seen:
             yield (join_pointer(resolved.pointer, member.token), MISSING, member.label,
-                   f"identity {member.label!r} appears twice")
+                   f"identity {short(member.label)} appears twice")
         seen.setdefault(member.key, member)
     wanted = {collection.by_key(spec): spec for spec in expected}
     missing = [spec for key, spec in wanted.items() if key not in seen]
     unexpected = [member.label for key, member in seen.items() if key not in wanted]
     parts = []
     if missing:
-        parts.append(f"missing {missing}")
+        parts.append(f"missing {short(missing, 200)}")
     if unexpected:
-        parts.append(f"unexpected {unexpected}")
+        parts.append(f"unexpected {short(unexpected, 200)}")
     if parts:
         yield resolved.pointer, expected, [member.label for member in collection.members], "; ".join(parts)
 
@@ -492,7 +349,11 @@ def _matching_rows(spec: dict, value: object) -> list[int]:
     return [index for index, row in enumerate(rows) if next(subset_differences(spec, row, ""), None) is None]
 
 
-def check_contains(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def _deciding(found: Iterable[Difference]) -> list[Difference]:
+    return [item for item in found if item.advisory is None]
+
+
+def check_contains(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
         yield collection
@@ -500,13 +361,13 @@ def check_contains(expected: list, resolved: Resolved, path: str, files: FileCon
     for spec in expected:
         if _is_row_spec(spec) and isinstance(resolved.value, list):
             if not _matching_rows(spec, resolved.value):
-                yield (resolved.pointer, spec, resolved.value, f"no element has the fields {_short(spec)}")
+                yield (resolved.pointer, spec, resolved.value, f"no element has the fields {short(spec)}")
             continue
         key = collection.by_key(spec)
         found = collection.find(key) if key is not None else []
         if not found:
             yield (resolved.pointer, spec, [member.label for member in collection.members],
-                   f"{_spec_label(spec)!r} is not present")
+                   f"{short(_spec_label(spec))} is not present")
             continue
         if not isinstance(spec, dict):
             continue
@@ -520,12 +381,12 @@ def check_contains(expected: list, resolved: Resolved, path: str, files: FileCon
         where = join_pointer(resolved.pointer, member.token)
         if not isinstance(member.element, dict):
             yield (where, spec, member.element,
-                   f"{member.label!r} is a plain text here; fields {sorted(fields)} cannot be checked")
+                   f"{short(member.label)} is a plain text here; fields {short(sorted(fields))} cannot be checked")
             continue
-        yield from _as_found(subset_differences(fields, member.element, where), f"{_spec_label(spec)!r}: ")
+        yield from _as_found(subset_differences(fields, member.element, where), f"{short(_spec_label(spec))}: ")
 
 
-def check_excludes(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_excludes(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
         yield collection
@@ -534,21 +395,21 @@ def check_excludes(expected: list, resolved: Resolved, path: str, files: FileCon
         if _is_row_spec(spec) and isinstance(resolved.value, list):
             for index in _matching_rows(spec, resolved.value):
                 yield (join_pointer(resolved.pointer, index), MISSING, resolved.value[index],
-                       f"an element with the fields {_short(spec)} must not be present")
+                       f"an element with the fields {short(spec)} must not be present")
             continue
         key = collection.by_key(spec)
         for member in collection.find(key) if key is not None else []:
             yield (join_pointer(resolved.pointer, member.token), MISSING, member.element,
-                   f"{_spec_label(spec)!r} must not be present")
+                   f"{short(_spec_label(spec))} must not be present")
 
 
-def check_order(expected: list, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_order(expected: list, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     collection = _collect(resolved, expected, path)
     if not isinstance(collection, _Collection):
         yield collection
         return
     actual = collection.members
-    found = f"expected order {expected}, found {[m.label for m in actual]}"
+    found = f"expected order {short(expected, 200)}, found {short([m.label for m in actual], 200)}"
     for index, spec in enumerate(expected):
         if index >= len(actual):
             yield join_pointer(resolved.pointer, index), spec, MISSING, found
@@ -561,14 +422,14 @@ def check_order(expected: list, resolved: Resolved, path: str, files: FileContex
         yield join_pointer(resolved.pointer, extra.token), MISSING, extra.label, found
 
 
-def check_absent(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_absent(expected: bool, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     if expected and resolved.value is not MISSING:
         yield resolved.pointer, MISSING, resolved.value, f"expected nothing at {path}"
     if not expected and resolved.value is MISSING:
         yield path, "something", MISSING, f"expected a value at {path}"
 
 
-def check_count(expected: int, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_count(expected: int, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     problem = _missing_parent(resolved, expected, path)
     if problem:
         yield problem
@@ -579,17 +440,17 @@ def check_count(expected: int, resolved: Resolved, path: str, files: FileContext
     elif len(value) != expected:
         shown = [label(element) for element in value] if isinstance(value, list) else sorted(value)
         yield (resolved.pointer, expected, len(value),
-               f"expected {expected} elements, found {len(value)}: {_short(shown, 200)}")
+               f"expected {expected} elements, found {len(value)}: {short(shown, 200)}")
 
 
-def check_matches(expected: dict, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_matches(expected: dict, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     if resolved.value is MISSING:
         yield path, expected, MISSING, f"nothing at {path}"
         return
     yield from _as_found(subset_differences(expected, resolved.value, resolved.pointer))
 
 
-def check_stamped(fields: list[str], resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_stamped(fields: list[str], resolved: Resolved, path: str, context: CheckContext) -> _Results:
     value = resolved.value
     if value is MISSING:
         yield path, fields, MISSING, f"nothing at {path} to check stamps on"
@@ -603,20 +464,46 @@ def check_stamped(fields: list[str], resolved: Resolved, path: str, files: FileC
     if not items:
         yield path, fields, [], f"no items at {path} to check stamps on"
         return
-    for where, item in items:
+    written = [(where, item, stamped_by_op(item, fields, resolved.pointer, context)) for where, item in items]
+    if not any(names for _, _, names in written):
+        yield path, fields, [label(item) for item in value], f"no item at {path} was written by the op"
+        return
+    for where, item, names in written:
         if not isinstance(item, dict):
             yield where, fields, item, f"expected an item object, found {type_name(item)}"
             continue
-        for name in fields:
+        for name in names:
             stamp = item.get(name, MISSING)
             at = join_pointer(where, name)
             if stamp is MISSING:
-                yield at, name, MISSING, f"{label(item)!r} has no {name!r} stamp"
+                yield at, name, MISSING, f"{short(label(item))} has no {name!r} stamp"
             elif name in DATE_FIELDS:
                 if not dates.is_iso8601(stamp):
-                    yield at, "an ISO 8601 date-time", stamp, f"{label(item)!r}: {name} is not ISO 8601"
+                    yield at, "an ISO 8601 date-time", stamp, f"{short(label(item))}: {name} is not ISO 8601"
             elif not (isinstance(stamp, str) and stamp.strip()):
-                yield at, "a non-empty string", stamp, f"{label(item)!r}: {name} is not a non-empty string"
+                yield at, "a non-empty string", stamp, f"{short(label(item))}: {name} is not a non-empty string"
+
+
+# The stamp an op writes on an item it moves into a list (spec 4.1: `parked_at`
+# "records when it overflowed").
+MOVE_STAMPS = {"parked_actions": ("parked_at",)}
+
+
+def stamped_by_op(item: object, fields: list[str], pointer: str, context: CheckContext) -> list[str]:
+    """The stamps of `fields` the op is answerable for on `item`: all of them
+    on an item it added or was asked about; on an item it found in its input
+    and moved into this list, only the stamp of the move; none on an item it
+    found in this list already (its stamps are the input's)."""
+    if context.input_lists is None or not isinstance(item, dict):
+        return list(fields)
+    key = item_key(item)
+    if key not in context.input_lists:
+        return list(fields)
+    tokens = parse_pointer(pointer)
+    here = tokens[-1] if tokens else ""
+    if here in context.input_lists[key]:
+        return []
+    return [name for name in fields if name in MOVE_STAMPS.get(here, ())]
 
 
 def _file_target(path: str, files: FileContext | None) -> tuple[str, str] | str:
@@ -637,7 +524,8 @@ def _text_or_size(data: bytes | None) -> object:
     return text if len(text) <= 400 else text[:397] + "..."
 
 
-def check_unchanged(expected: bool, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_unchanged(expected: bool, resolved: Resolved, path: str, context: CheckContext) -> _Results:
+    files = context.files
     target = _file_target(path, files)
     if isinstance(target, str):
         yield path, True, MISSING, target
@@ -653,9 +541,10 @@ def check_unchanged(expected: bool, resolved: Resolved, path: str, files: FileCo
         yield path, _text_or_size(original), _text_or_size(now), message
 
 
-def check_preserved(expected: object, resolved: Resolved, path: str, files: FileContext | None) -> _Results:
+def check_preserved(expected: object, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     """`true`: the file's own original bytes; or the bytes named (a STORE file
     content), for a store whose originals were elsewhere (merge_stores `out`)."""
+    files = context.files
     target = _file_target(path, files)
     if isinstance(target, str):
         yield path, True, MISSING, target
@@ -675,7 +564,7 @@ def check_preserved(expected: object, resolved: Resolved, path: str, files: File
     folder = posixpath.dirname(relative)
     beside = sorted(name for name in store if posixpath.dirname(name) == folder)
     yield (path, _text_or_size(original), beside,
-           f"the original bytes of {relative} are neither in it nor in any copy in the store (files there: {beside})")
+           f"the original bytes of {relative} are neither in it nor in any copy in the store (files there: {short(beside, 200)})")
 
 
 KEYWORDS: dict[str, Callable[[object, Resolved, str, FileContext | None], _Results]] = {

@@ -22,6 +22,7 @@ offers one (`choice`), or its declared caps are too small for the case
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import shutil
 import threading
@@ -30,25 +31,30 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import jsonschema
+
+from conformance import resources
 from conformance.model import store as model_store
-from conformance.model.identity import text_hash
+from conformance.model.identity import item_key, text_hash
 from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
-from conformance.runner.checks import CheckFailure, FileContext, difference, evaluate_check
+from conformance.runner.checks import SHOWN_DIFFERENCES, CheckContext, CheckFailure, FileContext, evaluate_check
+from conformance.runner.compare import Rules, differences
 from conformance.runner.implementations import Implementation
+from conformance.runner.selection import newer_lists
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
     FEATURES,
     Expectation,
     ExpansionProblem,
     Vector,
-    canonical_json,
     content_text,
     effective_caps,
     expand,
     materialise_store,
     session_text,
     snapshot,
+    store_files,
 )
 
 PASS, FAIL, ERROR, NOT_APPLICABLE = "pass", "fail", "error", "not_applicable"
@@ -126,6 +132,8 @@ class _Session:
 
     def judge(self, op: str, outcome: Outcome, feature: str | None = None) -> OkResponse | ErrorResponse:
         if isinstance(outcome, AdapterFault):
+            # An implementation that captures stderr per vector has it replaced by
+            # the capture (run_vector); the others can only show the process's.
             tail = outcome.stderr_tail or self.implementation.stderr_tail()
             raise _Stop(ERROR, str(outcome), tail)
         if isinstance(outcome, ErrorResponse) and outcome.kind == "unsupported":
@@ -180,15 +188,17 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if capturing:
         implementation.start_stderr_capture()
     try:
-        result = _run_in_scratch(expanded, session, described)
+        result, document = _run_in_scratch(expanded, session, described)
         if capturing:
             # Every failure shows what the adapter logged while this vector ran
             # (a runner error keeps the runner's own traceback).
+            # Only that: never the process's earlier stderr, which belongs to
+            # the vectors before this one.
             captured = implementation.take_stderr_capture()
-            if captured and not result.runner_error:
+            if not result.runner_error:
                 result.stderr_tail = captured
         if keep_scratch is not None and result.outcome in (FAIL, ERROR):
-            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id))
+            keep_scratch_dir(expanded, scratch, Path(keep_scratch) / safe_name(vector.id), document)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     result.sent = session.sent
@@ -196,27 +206,31 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     return result
 
 
-def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> VectorResult:
+def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> tuple[VectorResult, dict]:
+    """The vector's result, and the result document its checks looked at."""
+    document: dict = {}
     try:
         run = DERIVED_OPS[(vector.derived, vector.op)] if vector.derived else OPS[vector.op]
         document, files, failures = run(vector, session, effective_caps(described.caps))
         # When the op itself was refused, the checks would only repeat that.
         if not any(failure.check in REFUSALS for failure in failures):
             failures = failures + evaluate_checks(vector, document, files)
-        return VectorResult(vector.id, FAIL if failures else PASS, failures)
+        return VectorResult(vector.id, FAIL if failures else PASS, failures), document
     except _Stop as stop:
         return VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
-                            na_kind=stop.na_kind)
+                            na_kind=stop.na_kind), document
     except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
         return VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
                                                      f"{type(error).__name__}: {error}",
-                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True)
+                            stderr_tail=traceback.format_exc()[-4000:], runner_error=True), document
 
 
-def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
+def keep_scratch_dir(vector: Vector, scratch: Path, target: Path, document: dict | None = None) -> None:
     """Copy a vector's scratch directory (its stores as the adapter left them)
     to `target`; a merge_sessions vector, which has no store, leaves the two
-    replica texts it sent instead."""
+    replica texts it sent instead, and a derived one also every merge it
+    compared (`ab`, `ba`; `merged` (M), `self`, `with_local`, `with_remote`).
+    A derived merge_stores vector's merges are its scratch directories."""
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     if scratch.is_dir():
@@ -225,16 +239,51 @@ def keep_scratch_dir(vector: Vector, scratch: Path, target: Path) -> None:
         for side in ("local", "remote"):
             (target / f"{side}.session.json").write_text(content_text(vector.input[side]), encoding="utf-8",
                                                          errors="surrogateescape")
+        for name, part in (document or {}).items() if vector.derived else ():
+            if isinstance(part, dict) and "session" in part:
+                (target / f"{name}.session.json").write_text(
+                    json.dumps(part["session"], indent=2, ensure_ascii=False) + "\n", encoding="utf-8",
+                    errors="surrogateescape")
 
 
 def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -> list[CheckFailure]:
     """The vector's failed checks, each with the requirements it checks and
     the interpretation it rests on."""
+    context = check_context(vector, files)
     failures = []
     for check in vector.expect:
         failures.extend(annotated(failure, vector.check_expectation(check))
-                        for failure in evaluate_check(check, document, files))
+                        for failure in evaluate_check(check, document, files, context))
     return failures
+
+
+def check_context(vector: Vector, files: FileContext | None) -> CheckContext:
+    """The comparison rules of the vector's result document: entries a reader
+    reported (read_store), and for a write the items its input held."""
+    input_lists = None
+    if vector.op == "write" and files is not None:
+        input_lists = _input_lists(files.original.get("files", {}).get(model_store.SESSION_FILE))
+        for step in vector.input.get("steps", ()):
+            text = step.get("args", {}).get("text") if isinstance(step, dict) else None
+            if isinstance(text, str):
+                input_lists.pop(text_hash(text), None)
+    return CheckContext(files, Rules(reader_reported=vector.op == "read_store"), input_lists)
+
+
+def _input_lists(data: bytes | None) -> dict[str | None, frozenset[str]]:
+    """identity -> the lists of an input session.json that hold it (the key
+    None stands for the items that have no identity)."""
+    try:
+        session = json.loads(data.decode("utf-8")) if data is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    current = session.get("current") if isinstance(session, dict) else None
+    found: dict[str | None, set[str]] = {}
+    for name, items in (current.items() if isinstance(current, dict) else ()):
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict):
+                found.setdefault(item_key(item), set()).add(name)
+    return {key: frozenset(names) for key, names in found.items()}
 
 
 def annotated(failure: CheckFailure, expectation: Expectation) -> CheckFailure:
@@ -551,64 +600,161 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
 
 
 # --- derived vectors: merge invariants (spec 5.4) ---------------------------------
+#
+# What 5.4 states decides; what it does not state is reported as advisory:
+# - `~swapped`: merge(A, B) and merge(B, A) "render identically": the rendered
+#   view decides (each live list's items by identity with their rendered
+#   fields, and which identities tombstones suppress); the whole data, keys
+#   the merge does not know excepted (local wins, 5.4), is advisory;
+# - `~idempotent`: "merging a replica with itself is a no-op": merge(M, M) = M
+#   decides; merge(M, A) = M and merge(M, B) = M (absorption) are advisory.
+# Both compare through the semantic layer (conformance.runner.compare) with
+# the rules of two runs (clock stamps never decide), and decide only where
+# both inputs are schema-valid replicas.
 
-def comparable_session(session: object, keep_unknown: bool) -> object:
-    """A session as the merge invariants compare it: lists as sets (ordering
-    is free, spec 5.4), `parked_at` left out (AMB-PARKED-AT: when a merge
-    parks an action, 4.1's "when it overflowed" and 5.4's convergence are
-    read differently), keys the merge does not know kept only on request."""
+FULL_DATA = "whole-data equality: 5.4 asks merge(A, B) and merge(B, A) to render identically"
+ABSORPTION = "absorption: 5.4 states only that merging a replica with itself is a no-op"
+MALFORMED_INPUT = "an input is not a schema-valid replica (schema/session.schema.json): 5.4 is about replicas"
+ACROSS_RUNS = Rules(across_runs=True)
+# Decision fields a reader renders besides the text (3.3.3: what was decided, why, what was rejected).
+RENDERED_FIELDS = {"decisions": ("why", "rejected")}
+
+
+def rendered_view(session: object, spec: str | None = None) -> dict:
+    """What a merged session renders (spec 4.1, 5.3): each live list's items
+    with their rendered fields, and the identities the tombstones hold; for
+    an older `spec`, without the lists that version did not have."""
+    loaded = load_session_data(session).session
+    unknown = newer_lists(spec) if spec else frozenset()
+    if unknown:
+        loaded = {**loaded, "current": {name: items for name, items in loaded.get("current", {}).items()
+                                        if name not in unknown}}
+    current = loaded.get("current", {})
+    live = render(loaded)
+    view: dict = {"live": {}, "tombstones": {}}
+    for name, texts in live.items():
+        if name in unknown:
+            continue
+        shown = {text_hash(text) for text in texts}
+        items = [item for item in current.get(name, []) if isinstance(item, dict)
+                 and isinstance(item.get("text"), str) and text_hash(item["text"]) in shown]
+        view["live"][name] = [{"text": item["text"], **{field: item[field] for field in RENDERED_FIELDS.get(name, ())
+                                                         if field in item}} for item in items]
+    hidden = [d for d in current.get("decisions", []) if isinstance(d, dict) and d.get("hidden") is True]
+    view["tombstones"]["hidden"] = [_tombstone(item) for item in hidden]
+    for name in sorted({"completed_actions", "completed_goals"} - unknown):
+        view["tombstones"][name] = [_tombstone(item) for item in current.get(name, []) if isinstance(item, dict)]
+    return view
+
+
+def _tombstone(item: dict) -> dict:
+    """A tombstone as the view holds it: its identity only."""
+    key = item_key(item)
+    if key is None:
+        return {"text": None}
+    return {"text": "[purged]", "text_hash": key, "hidden": True}
+
+
+@functools.lru_cache(maxsize=1)
+def _session_schema() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(resources.load_schema("session.schema.json"))
+
+
+# What an abbreviated replica leaves out and a reader fills (absent lists are
+# empty, 4.1; the stamps are the implementation's own, never compared across runs).
+_FILLED_TOP = {"created_at": "1970-01-01T00:00:00Z", "updated_at": "1970-01-01T00:00:00Z", "machines": {},
+               "history": [], "current": {}}
+_FILLED_LISTS = ("goals", "next_actions", "open_questions", "decisions")
+
+
+def is_replica(text: str | None) -> bool:
+    """A session text that is a schema-valid replica once the keys a reader
+    fills are filled (absent counts: an empty store). Wrong types, bad dates,
+    items without a text, text that is not JSON are not replicas."""
+    if text is None:
+        return True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    filled = {**_FILLED_TOP, **data}
+    if isinstance(filled["current"], dict):
+        filled["current"] = {**{name: [] for name in _FILLED_LISTS}, **filled["current"]}
+    return _session_schema().is_valid(filled)
+
+
+def _store_is_replica(spec: dict, root: Path) -> bool:
+    data = store_files(spec, root).get(model_store.SESSION_FILE)
+    return is_replica(None if data is None else data.decode("utf-8", errors="replace"))
+
+
+def _relation_failures(vector: Vector, check: str, expected: object, actual: object, path: str, what: str,
+                       rules: Rules = ACROSS_RUNS, advisory: str | None = None) -> list[CheckFailure]:
+    """Every difference of one relation (up to SHOWN_DIFFERENCES), deciding
+    ones first, each made advisory when the relation or the rule says so."""
+    found = list(differences(expected, actual, path, rules))
+    failures = [annotated(CheckFailure(item.path, check, item.expected, item.actual, f"{what}: {item.message}",
+                                       advisory=advisory or item.advisory), vector.default_expectation)
+                for item in found[:SHOWN_DIFFERENCES]]
+    if len(found) > SHOWN_DIFFERENCES:
+        failures[-1] = replace(failures[-1], message=f"{failures[-1].message} (and {len(found) - SHOWN_DIFFERENCES} "
+                                                     "more differences, not shown)")
+    return failures
+
+
+def _demoted(failures: list[CheckFailure], replicas: bool) -> list[CheckFailure]:
+    """Derived checks decide only on schema-valid replicas."""
+    if replicas:
+        return failures
+    return [failure if failure.advisory else replace(failure, advisory=MALFORMED_INPUT) for failure in failures]
+
+
+def without_unknown_keys(session: object, spec: str | None = None) -> object:
+    """A session without the keys the merge does not know (those are the
+    local copy's by rule, 5.4, so merge(A, B) and merge(B, A) differ there),
+    nor, for an older `spec`, the lists that version did not have."""
     if not isinstance(session, dict):
         return session
-
-    def unordered(value: object) -> object:
-        if not isinstance(value, list):
-            return value
-        items = [{k: v for k, v in item.items() if k != "parked_at"} if isinstance(item, dict) else item
-                 for item in value]
-        return sorted(items, key=canonical_json)
-
-    compared = {}
-    for key, value in session.items():
-        if key == "current" and isinstance(value, dict):
-            compared[key] = {name: unordered(items) for name, items in value.items()
-                             if keep_unknown or name in KNOWN_LISTS}
-        elif key == "history":
-            compared[key] = unordered(value)
-        elif keep_unknown or key in KNOWN_TOP_LEVEL:
-            compared[key] = value
-    return compared
+    known = set(KNOWN_LISTS) - (newer_lists(spec) if spec else frozenset())
+    kept = {key: value for key, value in session.items() if key in KNOWN_TOP_LEVEL}
+    if isinstance(kept.get("current"), dict):
+        kept["current"] = {name: items for name, items in kept["current"].items() if name in known}
+    return kept
 
 
-def _invariant_failure(vector: Vector, check: str, expected: object, actual: object, path: str,
-                       what: str) -> CheckFailure | None:
-    found = difference(expected, actual, path)
-    if found is None:
-        return None
-    return annotated(CheckFailure(found.path, check, found.expected, found.actual, f"{what}: {found.message}"),
-                     vector.default_expectation)
+def _as_of(session: object, spec: str | None) -> object:
+    """A session as spec version `spec` compares it: whole, for the latest
+    version; for an older one, only what that version knew (unknown keys
+    pass through merges only since v0.1.2, 5.4)."""
+    return without_unknown_keys(session, spec) if spec else session
 
 
 def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
-    """merge(A, B) and merge(B, A) carry the same data (spec 5.4: commutative
-    up to ordering), keys neither side's merge knows excepted (local wins)."""
+    """merge(A, B) and merge(B, A) render identically (spec 5.4); their whole
+    data, keys neither side's merge knows excepted, is compared as advisory."""
     a, b = content_text(vector.input["local"]), content_text(vector.input["remote"])
     document = {}
     for name, pair in (("ab", (a, b)), ("ba", (b, a))):
         merged = _merge_texts(session, vector, *pair)
         if isinstance(merged, CheckFailure):
             return document, None, [merged]
-        document[name] = _session_document(merged)
-    failure = _invariant_failure(
-        vector, "commutative", comparable_session(document["ab"]["session"], False),
-        comparable_session(document["ba"]["session"], False), "/ba/session",
-        "merge(A, B) (expected) and merge(B, A) (actual) differ")
-    return document, None, [failure] if failure else []
+        document[name] = {**_session_document(merged), "view": rendered_view(merged, vector.spec)}
+    failures = _relation_failures(
+        vector, "commutative", document["ab"]["view"], document["ba"]["view"], "/ba/view",
+        "merge(A, B) (expected) and merge(B, A) (actual) render differently")
+    failures += _relation_failures(
+        vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+        without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
+        "merge(A, B) (expected) and merge(B, A) (actual) hold different data", advisory=FULL_DATA)
+    return document, None, _demoted(failures, is_replica(a) and is_replica(b))
 
 
 def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
-    """With M = merge(A, B): merge(M, M), merge(M, A) and merge(M, B) are all M
-    (spec 5.4: merging a replica with itself is a no-op; re-merging an input
-    brings nothing new)."""
+    """With M = merge(A, B): merge(M, M) is M (spec 5.4: merging a replica
+    with itself is a no-op); merge(M, A) and merge(M, B) are compared with M
+    as advisory (absorption, which 5.4 does not state)."""
     a, b = content_text(vector.input["local"]), content_text(vector.input["remote"])
     merged = _merge_texts(session, vector, a, b)
     if isinstance(merged, CheckFailure):
@@ -616,18 +762,18 @@ def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Bu
     document = {"merged": _session_document(merged)}
     m = session_text(merged) if isinstance(merged, dict) else json.dumps(merged)
     failures = []
-    for name, other, what in (("self", m, "M with itself"), ("with_local", a, "M with A again"),
-                              ("with_remote", b, "M with B again")):
+    for name, other, relation, what, advisory in (
+            ("self", m, "idempotent", "merge(M, M) changed M = merge(A, B) (self-merge is not a no-op)", None),
+            ("with_local", a, "absorption", "merge(M, A) differs from M = merge(A, B)", ABSORPTION),
+            ("with_remote", b, "absorption", "merge(M, B) differs from M = merge(A, B)", ABSORPTION)):
         again = _merge_texts(session, vector, m, other)
         if isinstance(again, CheckFailure):
             return document, None, [again]
         document[name] = _session_document(again)
-        failure = _invariant_failure(vector, "idempotent", comparable_session(merged, True),
-                                     comparable_session(again, True), f"/{name}/session",
-                                     f"merging the result M = merge(A, B) (expected) {what} changed it (actual)")
-        if failure:
-            failures.append(failure)
-    return document, None, failures
+        failures += _relation_failures(vector, relation, _as_of(merged, vector.spec), _as_of(again, vector.spec),
+                                       f"/{name}/session",
+                                       f"{what} (expected M, actual the re-merge)", advisory=advisory)
+    return document, None, _demoted(failures, is_replica(a) and is_replica(b))
 
 
 def store_view(store: Path) -> dict:
@@ -639,12 +785,13 @@ def store_view(store: Path) -> dict:
     return {"entries": entries, "session": document.get("session")}
 
 
-def _comparable_store(view: dict, keep_unknown: bool) -> dict:
-    return {"entries": view["entries"], "session": comparable_session(view["session"], keep_unknown)}
+def _store_as_of(view: dict, spec: str | None) -> dict:
+    return {**view, "session": _as_of(view["session"], spec)}
 
 
 def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
-    """merge_stores(L, R) and merge_stores(R, L) hold the same entries and session (spec 5.4)."""
+    """merge_stores(L, R) and merge_stores(R, L) hold the same entries and
+    render the same session (spec 5.4); the whole session data is advisory."""
     document = {}
     for name, first, second in (("ab", "local", "remote"), ("ba", "remote", "local")):
         left, right = session.scratch / name / "local", session.scratch / name / "remote"
@@ -654,14 +801,22 @@ def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-    failure = _invariant_failure(vector, "commutative", _comparable_store(document["ab"], False),
-                                 _comparable_store(document["ba"], False), "/ba",
-                                 "merge_stores(L, R) (expected) and merge_stores(R, L) (actual) differ")
-    return document, None, [failure] if failure else []
+        document[name]["view"] = rendered_view(document[name]["session"], vector.spec)
+    differ = "merge_stores(L, R) (expected) and merge_stores(R, L) (actual)"
+    failures = _relation_failures(vector, "commutative", document["ab"]["entries"], document["ba"]["entries"],
+                                  "/ba/entries", f"{differ} hold different entries")
+    failures += _relation_failures(vector, "commutative", document["ab"]["view"], document["ba"]["view"],
+                                   "/ba/view", f"{differ} render different sessions")
+    failures += _relation_failures(vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+                                   without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
+                                   f"{differ} hold different session data", advisory=FULL_DATA)
+    replicas = all(_store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
+    return document, None, _demoted(failures, replicas)
 
 
 def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Built:
-    """With M = merge_stores(L, R): merging M with itself, with L or with R gives M again (spec 5.4)."""
+    """With M = merge_stores(L, R): merging M with itself gives M (spec 5.4);
+    merging it with L or R again is compared with M as advisory (absorption)."""
     merged = session.scratch / "merged"
     local, remote = session.scratch / "local", session.scratch / "remote"
     materialise_store(vector.input["local"], vector.root, local)
@@ -671,8 +826,12 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         return {}, None, [refused]
     document = {"merged": store_view(merged)}
     failures = []
-    for name, other, what in (("self", merged, "M with itself"), ("with_local", local, "M with L again"),
-                              ("with_remote", remote, "M with R again")):
+    for name, other, relation, what, advisory in (
+            ("self", merged, "idempotent", "merge_stores(M, M) changed M = merge_stores(L, R) "
+                                           "(self-merge is not a no-op)", None),
+            ("with_local", local, "absorption", "merge_stores(M, L) differs from M = merge_stores(L, R)", ABSORPTION),
+            ("with_remote", remote, "absorption", "merge_stores(M, R) differs from M = merge_stores(L, R)",
+             ABSORPTION)):
         left, right = session.scratch / name / "m", session.scratch / name / "other"
         shutil.copytree(merged, left)
         shutil.copytree(other, right)
@@ -680,12 +839,11 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-        failure = _invariant_failure(vector, "idempotent", _comparable_store(document["merged"], True),
-                                     _comparable_store(document[name], True), f"/{name}",
-                                     f"merging the result M = merge_stores(L, R) (expected) {what} changed it (actual)")
-        if failure:
-            failures.append(failure)
-    return document, None, failures
+        failures += _relation_failures(vector, relation, _store_as_of(document["merged"], vector.spec),
+                                       _store_as_of(document[name], vector.spec), f"/{name}",
+                                       f"{what} (expected M, actual the re-merge)", advisory=advisory)
+    replicas = all(_store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
+    return document, None, _demoted(failures, replicas)
 
 
 DERIVED_OPS = {

@@ -54,8 +54,9 @@ def readable_args(args: dict) -> dict:
     return shown
 
 
-def strength_label(strength: str, ambiguity: str | None) -> str:
-    return f"advisory: {ambiguity}" if strength == ADVISORY and ambiguity else LABELS[strength]
+def strength_label(strength: str, ambiguity: str | None, advisory: str | None = None) -> str:
+    reason = advisory or ambiguity
+    return f"advisory: {reason}" if strength == ADVISORY and reason else LABELS[strength]
 
 
 def show_command(vector: Vector) -> str:
@@ -182,7 +183,7 @@ def describe_failure(item: GradedVector, requirements: RequirementIndex) -> str:
     if len(result.sent) > SHOWN_REQUESTS:
         lines.append(f"  ... and {len(result.sent) - SHOWN_REQUESTS} more requests")
     for failure, strength in zip(result.failures, item.failure_strengths):
-        what = strength_label(strength, failure.ambiguity)
+        what = strength_label(strength, failure.ambiguity, failure.advisory)
         lines.append(f"  at {failure.path or '/'} ({failure.check}; {what} {' '.join(failure.requirements)}): "
                      f"{failure.message}")
         lines.append(f"    expected: {value_text(failure.expected)}")
@@ -195,5 +196,7 @@ def describe_failure(item: GradedVector, requirements: RequirementIndex) -> str:
     if tail:
         lines.append("  adapter stderr while this vector ran (last lines):")
         lines.append(indent("\n".join(tail), "    | "))
+    elif result.outcome in ("fail", "error"):
+        lines.append("  adapter stderr while this vector ran: (none)")
     lines.append(f"  vector file: {vector.file}")
     return "\n".join(lines)

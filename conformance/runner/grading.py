@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.runner.checks import CheckFailure
 from conformance.runner.execute import ERROR, FAIL, NA_OP, NOT_APPLICABLE, PASS, REFUSALS, VectorResult
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.strength import ADVISORY, MUST, SHOULD, STRENGTHS, strength, strongest
@@ -175,11 +176,18 @@ def grade_vectors(vectors: list[Vector], results: list[VectorResult], index: Req
             result=result,
             outcome=final_outcome(result, vector, listed),
             strengths=tuple(strength(expectation, index) for expectation in vector.expectations()),
-            failure_strengths=tuple(strength(Expectation(f.requirements, f.ambiguity), index)
-                                    for f in result.failures),
+            failure_strengths=tuple(failure_strength(f, index) for f in result.failures),
             expected=listed,
         ))
     return graded
+
+
+def failure_strength(failure: CheckFailure, index: RequirementIndex) -> str:
+    """A failed check's strength; a mismatch a comparison rule makes advisory
+    (conformance.runner.compare) is advisory whatever the check checks."""
+    if failure.advisory:
+        return ADVISORY
+    return strength(Expectation(failure.requirements, failure.ambiguity), index)
 
 
 @dataclass

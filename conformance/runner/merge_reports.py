@@ -138,7 +138,8 @@ def _failure(data: dict) -> CheckFailure:
         return MISSING if json_value == {"$absent": True} else json_value
 
     return CheckFailure(data["path"], data["check"], value(data["expected"]), value(data["actual"]), data["message"],
-                        data.get("note"), tuple(data["requirements"]), data.get("ambiguity"))
+                        data.get("note"), tuple(data["requirements"]), data.get("ambiguity"),
+                        data.get("advisory"))
 
 
 def _result(data: dict) -> VectorResult:

@@ -34,6 +34,7 @@ from jsonschema.exceptions import best_match
 
 from conformance import resources
 from conformance.model.session import DEFAULT_CAPS
+from conformance.runner.derived import with_derived
 
 SKIPPED_FILES = ("requirements.json", "boundaries.json")
 STORES_DIR = "stores"
@@ -100,6 +101,7 @@ class Vector:
     choices: dict = field(default_factory=dict)    # choice -> the value the vector needs
     derived: str | None = None                     # "swapped" / "idempotent": a metamorphic check of `base`
     base: Vector | None = None
+    spec: str | None = None                        # graded for this older spec version (`--spec`); None: the latest
 
     @property
     def ambiguous(self) -> bool:
@@ -402,7 +404,6 @@ def load_corpus(roots: Iterable[Path]) -> Corpus:
                     continue
                 first_seen[vector.id] = vector
                 corpus.vectors.append(vector)
-    from conformance.runner.derived import with_derived  # derived builds on this module
     corpus.vectors = with_derived(corpus.vectors)
     return corpus
 
@@ -510,7 +511,8 @@ def expand(vector: Vector, caps: dict) -> Vector | ExpansionProblem:
     if vector.base is not None:
         base = expand(vector.base, caps)
         return base if isinstance(base, ExpansionProblem) else replace(vector, input=base.input, base=base)
-    key = (vector.digest, str(vector.root), tuple(sorted(caps.items())))
+    # A vector trimmed for an older spec (selection.for_spec) keeps its digest, not its checks.
+    key = (vector.digest, str(vector.root), tuple(sorted(caps.items())), len(vector.expect))
     expanded = _EXPANSIONS.get(key)
     if expanded is None:
         if len(_EXPANSIONS) >= _EXPANSIONS_KEPT:

@@ -61,7 +61,7 @@ def test_equals_reports_the_deepest_differing_path():
 def test_equals_reports_a_missing_identity_and_a_missing_field():
     only_one = [DOCUMENT["session"]["current"]["next_actions"][0], {"text": "Other", "added": "2026-01-01"}]
     failure = run({"path": "/session/current/next_actions", "equals": only_one})
-    assert failure.path == "/session/current/next_actions" and "missing item 'Other'" in failure.message
+    assert failure.path == "/session/current/next_actions" and 'missing item "Other"' in failure.message
     failure = run({"path": "/entries/fact_a", "equals": {"link": "fact_a", "status": "ok", "type": "fact",
                                                          "fields": {"type": "fact", "name": "A", "x": 1}}})
     assert failure.path == "/entries/fact_a/fields/x" and failure.actual is MISSING
@@ -91,7 +91,7 @@ def test_identities_normalize_and_name_purged_items_by_hash():
 def test_identities_report_missing_and_unexpected():
     failure = run({"path": "/live/next_actions", "identities": ["Write the importer", "Ship it"]})
     assert failure.path == "/live/next_actions"
-    assert "missing ['Ship it']" in failure.message and "unexpected ['Fix flaky test']" in failure.message
+    assert 'missing ["Ship it"]' in failure.message and 'unexpected ["Fix flaky test"]' in failure.message
     assert failure.actual == ["Write the importer", "Fix flaky test"]
 
 
@@ -113,7 +113,7 @@ def test_contains_subset_fields_and_null_means_absent():
 
 def test_contains_fails_on_a_missing_identity_and_on_a_field():
     failure = run({"path": "/live/next_actions", "contains": ["Ship it"]})
-    assert failure.path == "/live/next_actions" and "'Ship it' is not present" in failure.message
+    assert failure.path == "/live/next_actions" and '"Ship it" is not present' in failure.message
     failure = run({"path": "/session/current/decisions", "contains": [{"text": "use sqlite", "hidden_at": None}]})
     assert failure.path == "/session/current/decisions/0/hidden_at" and failure.actual == "2026-01-03"
     failure = run({"path": "/session/current/decisions", "contains": [{"text": "Use SQLite", "hidden": False}]})
@@ -121,13 +121,16 @@ def test_contains_fails_on_a_missing_identity_and_on_a_field():
     assert (failure.expected, failure.actual) == (False, True)
 
 
-def test_contains_after_matches_a_later_date_only():
-    # hidden_at of "Use SQLite" is 2026-01-03 in the document under test
+def test_contains_after_matches_a_date_not_earlier_than_the_bound():
+    # hidden_at of "Use SQLite" is 2026-01-03 in the document under test; an
+    # equal instant passes (5.3.2 needs only "not later than" on the other side)
     assert run({"path": "/session/current/decisions",
                 "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-02T23:59:59Z"}}]}) is None
+    assert run({"path": "/session/current/decisions",
+                "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03T00:00:00+00:00"}}]}) is None
     failure = run({"path": "/session/current/decisions",
-                   "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03"}}]})
-    assert failure.path == "/session/current/decisions/0/hidden_at" and "not later than 2026-01-03" in failure.message
+                   "contains": [{"text": "use sqlite", "hidden_at": {"$after": "2026-01-03T00:00:01Z"}}]})
+    assert failure.path == "/session/current/decisions/0/hidden_at" and "earlier than 2026-01-03" in failure.message
     failure = run({"path": "/session/current/decisions",
                    "contains": [{"text": "use sqlite", "hidden": {"$after": "2026-01-01"}}]})
     assert failure is not None and "not an ISO 8601 date" in failure.message

@@ -135,7 +135,7 @@ def test_console_report_shows_table_failures_and_verdict(record):
     assert any(line.split()[:2] == ["section", "level"] for line in lines)
     assert "FAIL b.fail  [Full; spec 5.2]" in text
     assert "requirement S5.2-union-by-identity (MUST, 5.2): A merge MUST NOT drop" in text
-    assert "at /live/next_actions (identities; MUST S5.2-union-by-identity): unexpected ['Remote']" in text
+    assert "at /live/next_actions (identities; MUST S5.2-union-by-identity): unexpected [\"Remote\"]" in text
     assert '    expected: ["local"]' in text and "    note: deliberate" in text
     assert "sent: merge_sessions" in text
     assert "ERROR c.error" in text and "    | boom" in text

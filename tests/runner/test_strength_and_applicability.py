@@ -201,17 +201,40 @@ def test_every_merge_vector_brings_two_derived_must_vectors_with_their_own_diges
     assert {v.id: v.digest for v in changed if v.derived} != {v.id: v.digest for v in derived.values()}
 
 
-def test_a_merge_that_depends_on_argument_order_fails_the_swapped_invariant(vectors_root, tmp_path, monkeypatch):
-    tie = {"version": 1, "current": {"goals": [{"text": "Ship", "set_on": "2026-01-01T00:00:00Z", "machine_id": "a"}]}}
-    other = {"version": 1, "current": {"goals": [{"text": "Ship", "set_on": "2026-01-01T00:00:00Z", "machine_id": "b"}]}}
-    raw = vector("t.tie", input={"local": tie, "remote": other}, expect=[{"path": "/live/goals", "count": 1}])
+def _tie_run(vectors_root, tmp_path, monkeypatch, list_name: str, local_item: dict, remote_item: dict):
+    """A tie (equal dates) merged first-seen-wins: argument order picks the copy."""
+    tie = {"version": 1, "current": {list_name: [local_item]}}
+    other = {"version": 1, "current": {list_name: [remote_item]}}
+    raw = vector("t.tie", input={"local": tie, "remote": other}, expect=[{"path": f"/live/{list_name}", "count": 1}])
     monkeypatch.setattr(model_merge, "by_date", lambda field: lambda item: (model_merge.dates.sort_key(item.get(field)),))
-    graded = by_id(run_all(loaded(vectors_root, raw), ModelImplementation(), tmp_path)[0])
+    return by_id(run_all(loaded(vectors_root, raw), ModelImplementation(), tmp_path)[0])
+
+
+def test_a_tie_kept_first_seen_that_renders_the_same_passes_swapped_with_an_advisory_note(
+        vectors_root, tmp_path, monkeypatch):
+    # 5.4: merge(A, B) and merge(B, A) "render identically"; machine_id is not rendered.
+    graded = _tie_run(vectors_root, tmp_path, monkeypatch, "goals",
+                      {"text": "Ship", "set_on": "2026-01-01T00:00:00Z", "machine_id": "a"},
+                      {"text": "Ship", "set_on": "2026-01-01T00:00:00Z", "machine_id": "b"})
     assert graded["t.tie"].result.outcome == "pass"
     failure, = graded["t.tie~swapped"].result.failures
     assert failure.check == "commutative" and failure.path == "/ba/session/current/goals/0/machine_id"
-    assert graded["t.tie~swapped"].blocks == "fail"
+    assert failure.advisory and graded["t.tie~swapped"].failure_strengths == ("advisory",)
+    assert graded["t.tie~swapped"].blocks is None
     assert graded["t.tie~idempotent"].result.outcome == "pass"
+
+
+def test_a_merge_whose_render_depends_on_argument_order_fails_the_swapped_invariant(
+        vectors_root, tmp_path, monkeypatch):
+    # One identity (5.1), spelled two ways: the rendered text depends on the order.
+    graded = _tie_run(vectors_root, tmp_path, monkeypatch, "goals",
+                      {"text": "Ship it", "set_on": "2026-01-01T00:00:00Z"},
+                      {"text": "ship IT", "set_on": "2026-01-01T00:00:00Z"})
+    failures = graded["t.tie~swapped"].result.failures
+    deciding = [f for f in failures if not f.advisory]
+    assert [f.path for f in deciding] == ["/ba/view/live/goals/0/text"]
+    assert "render differently" in deciding[0].message
+    assert graded["t.tie~swapped"].blocks == "fail"
 
 
 # --- JUnit fails exactly when the run fails ----------------------------------------------------
