@@ -11,6 +11,12 @@ check and a SHOULD check side by side:
   index does not know: the strict reading); decides levels;
 - should: every requirement it checks is a SHOULD or SHOULD NOT; reported.
 
+Within a deciding check, a single mismatch can still be advisory: one that a
+comparison rule keeps from deciding (`CheckFailure.advisory`, set by
+`conformance.runner.compare`: an unknown frontmatter key as a reader reports
+it, a clock stamp between two runs, absorption). Grading counts such a
+failure as advisory (`grading.failure_strength`).
+
 `strength_problems` is the rule `vectors check` and `run` enforce: a vector
 whose requirements mix strengths must say, check by check, which of them
 each check checks, so that no SHOULD is graded as a MUST by accident.

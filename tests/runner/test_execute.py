@@ -176,11 +176,30 @@ def test_an_unsupported_answer_is_not_applicable(vectors_root, tmp_path):
     assert result.outcome == "not_applicable" and "no merging here" in result.detail
 
 
-def test_an_adapter_fault_is_an_error_with_the_stderr_tail(vectors_root, tmp_path):
-    crashed = Wrapped(answer=AdapterFault("crashed", "the adapter exited with code 3", "Traceback: boom"))
-    result = run(vectors_root, vector("t.crash"), crashed, tmp_path)
+class Crashing(Wrapped):
+    """Writes `said` to its stderr while the vector runs, then crashes; the fault
+    carries the whole process's stderr, an earlier vector's trace included."""
+
+    def __init__(self, said: str):
+        super().__init__(answer=AdapterFault("crashed", "the adapter exited with code 3",
+                                             "Traceback of an earlier vector\n" + said))
+        self.said = said
+
+    def call(self, op, args):
+        if self._captured is not None and self.said:
+            self._captured.append(self.said)
+        return super().call(op, args)
+
+
+def test_an_adapter_fault_is_an_error_with_the_stderr_written_while_the_vector_ran(vectors_root, tmp_path):
+    result = run(vectors_root, vector("t.crash"), Crashing("Traceback: boom"), tmp_path)
     assert result.outcome == "error" and result.stderr_tail == "Traceback: boom"
     assert "exited with code 3" in result.detail
+
+
+def test_stderr_written_before_the_vector_is_never_shown_under_it(vectors_root, tmp_path):
+    result = run(vectors_root, vector("t.crash"), Crashing(""), tmp_path)
+    assert result.outcome == "error" and result.stderr_tail == ""
 
 
 def test_an_internal_error_answer_fails_once_without_repeating_every_check(vectors_root, tmp_path):

@@ -30,7 +30,10 @@ class FlakyModel(ModelImplementation):
 
     def call(self, op, args):
         if op == "merge_sessions" and "CRASH" in args["local"]:
-            return AdapterFault("crashed", "the adapter exited with code 3", "Traceback (most recent call last):\nboom")
+            trace = "Traceback (most recent call last):\nboom"
+            if self._captured is not None:  # written to stderr while the vector ran
+                self._captured.append(trace)
+            return AdapterFault("crashed", "the adapter exited with code 3", trace)
         return super().call(op, args)
 
 
