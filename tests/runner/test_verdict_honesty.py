@@ -401,7 +401,7 @@ def test_a_merge_that_lets_the_local_copy_win_ties_does_not_earn_full(corpus, re
     # A tie between a live and a parked copy renders in another list by argument order (5.4)...
     assert "merge.equal-dates.live-and-parked-copies-same-added-one-item~swapped" in caught
     # ...while copies that differ only in machine_id render the same: reported, not decided.
-    assert "merge.newest.equal-dates-tie-a~swapped" in _failing(graded, "advisory")
+    assert "merge.newest.equal-dates-tie-a~swapped" in failing(graded, "advisory")
     assert "merge.newest.equal-dates-tie-a~swapped" not in caught
 
 
