@@ -16,7 +16,7 @@ import json
 import re
 import shutil
 import tempfile
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import frontmatter as python_frontmatter
@@ -34,7 +34,7 @@ from conformance.protocol.messages import ErrorResponse, OkResponse
 from conformance.runner.execute import run_vector
 from conformance.runner.implementations import ModelImplementation
 
-from verdict_support import explain, failing, graded_of, graded_run
+from verdict_support import explain, failing, graded_of, graded_run, plain
 
 SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
                "add_decision", "hide_decision", "record_session")
@@ -48,17 +48,6 @@ def assert_full(graded, result):
 
 # --- readers (spec 3.1, 3.2) ---------------------------------------------------------------
 
-def _plain(value):
-    """YAML values as JSON values: dates as the engine's ISO 8601 text."""
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
-
-
 def _python_frontmatter_parse(text):
     """An entry read by python-frontmatter, as most Python tools read one: the file opened as
     utf-8-sig, metadata through PyYAML's safe loader, the body stripped of surrounding whitespace."""
@@ -69,7 +58,7 @@ def _python_frontmatter_parse(text):
         return parsed  # what the library rejects, the entry's subset reading stands in for (no level at stake)
     if not parsed.has_frontmatter:
         return dataclasses.replace(parsed, body=post.content)
-    metadata = _plain(post.metadata) if isinstance(post.metadata, dict) else {}
+    metadata = plain(post.metadata) if isinstance(post.metadata, dict) else {}
     return dataclasses.replace(parsed, fields=metadata or parsed.fields, body=post.content)
 
 

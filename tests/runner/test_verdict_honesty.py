@@ -15,13 +15,13 @@ import dataclasses
 import json
 import shutil
 import xml.etree.ElementTree as ET
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML, YAMLError
 
-from conformance import SPEC_VERSION, resources
+from conformance import SPEC_VERSION
 from conformance.model import entry as model_entry
 from conformance.model import merge as model_merge
 from conformance.model.frontmatter import parse_entry_text
@@ -34,7 +34,7 @@ from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
 from conformance.runner.implementations import ModelImplementation
 from conformance.runner.run import RunRecord
 
-from verdict_support import INDEX, failing, graded_of, graded_run, results_of
+from verdict_support import INDEX, failing, graded_of, graded_run, plain, results_of
 
 SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
                "add_decision", "hide_decision", "record_session")
@@ -368,17 +368,7 @@ def _yaml_engine_parse(text):
         data = YAML(typ="safe", pure=True).load("\n".join(parsed.frontmatter_lines))
     except YAMLError:
         data = {}  # lines YAML rejects: the entry has no usable fields, so it reads as opaque
-    return dataclasses.replace(parsed, fields=_plain(data) if isinstance(data, dict) else {})
-
-
-def _plain(value):
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
+    return dataclasses.replace(parsed, fields=plain(data) if isinstance(data, dict) else {})
 
 
 def test_a_reader_that_reads_frontmatter_with_a_yaml_engine_earns_full(corpus, reference_results, tmp_path,

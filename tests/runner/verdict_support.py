@@ -9,6 +9,8 @@ construction (the `reference_results` fixture, tests/runner/conftest.py).
 
 from __future__ import annotations
 
+from datetime import date, datetime
+
 from conformance import SPEC_VERSION, resources
 from conformance.model.session import DEFAULT_CAPS
 from conformance.runner.execute import required_ops, run_vector
@@ -55,3 +57,14 @@ def explain(graded, strength="must", limit=12):
             first = item.result.failures[0] if item.result.failures else item.result.detail
             lines.append(f"{item.vector.id}: {first}")
     return "\n".join(lines[:limit]) + (f"\n... {len(lines) - limit} more" if len(lines) > limit else "")
+
+
+def plain(value):
+    """Values a YAML engine loaded, as JSON values: dates and date-times as the engine's ISO 8601 text."""
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
