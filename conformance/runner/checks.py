@@ -17,7 +17,6 @@ list is the empty list.
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -32,7 +31,6 @@ from conformance.runner.compare import (
     Rules,
     advisory_for,
     differences,
-    is_after_matcher,
     join_pointer,
     label,
     parse_pointer,

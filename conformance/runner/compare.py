@@ -6,8 +6,9 @@ once, here:
 
 - dates compare as instants (spec 5.2): two spellings of one instant are equal;
 - list items align by identity (spec 5.1), never by position: a difference is
-  a missing, an extra or a changed item, each shown with its value; items
-  without an identity (history rows) pair with an equal item wherever it is;
+  a missing, an extra or a changed item, each shown with its value; objects
+  without an identity (history rows) keep their position, as the spec orders
+  history, except between two runs, where each pairs with an equal one;
 - entry bodies compare up to line-ending style and leading and trailing
   blank lines; an entry file's text compares as its frontmatter fields and
   that body (byte-exactness is `unchanged`'s, for files an op was not asked
@@ -142,8 +143,14 @@ def _key(element: object) -> str | None:
     return item_key(element) if isinstance(element, dict) else None
 
 
-def _has_identities(value: list) -> bool:
-    return any(_key(element) is not None for element in value)
+def _aligned(expected: list, actual: list, rows_unordered: bool) -> bool:
+    """Session items align by identity, never by position. Rows without an
+    identity (history) keep their position, since the spec orders history
+    (newest first, 4.1), except between two runs, where rows of equal date
+    may come in either order."""
+    if any(_key(element) is not None for element in (*expected, *actual)):
+        return True
+    return rows_unordered and any(isinstance(element, dict) for element in (*expected, *actual))
 
 
 def canonical(value: object) -> str:
@@ -232,7 +239,7 @@ def differences(expected: object, actual: object, path: str, rules: Rules = STRI
     its deepest path, deciding ones first, each marked advisory where a rule
     says so. A missing key and an empty list are the same (an absent session
     list equals [])."""
-    found = list(_differences(expected, actual, path))
+    found = list(_differences(expected, actual, path, rows_unordered=rules.across_runs))
     marked = [replace(item, advisory=advisory_for(item.path, rules)) for item in found]
     yield from sorted(marked, key=lambda item: item.advisory is not None)
 
@@ -241,24 +248,24 @@ def deciding(found: Iterator[Difference]) -> list[Difference]:
     return [item for item in found if item.advisory is None]
 
 
-def _differences(expected: object, actual: object, path: str) -> Iterator[Difference]:
+def _differences(expected: object, actual: object, path: str, rows_unordered: bool = False) -> Iterator[Difference]:
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in expected:
             if key not in actual:
                 if expected[key] != []:
                     yield Difference(join_pointer(path, key), expected[key], MISSING, f"missing field {key!r}")
                 continue
-            yield from _differences(expected[key], actual[key], join_pointer(path, key))
+            yield from _differences(expected[key], actual[key], join_pointer(path, key), rows_unordered)
         for key in actual:
             if key not in expected and actual[key] != []:
                 yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
         return
     if isinstance(expected, list) and isinstance(actual, list):
-        if _has_identities(expected) or _has_identities(actual):
-            yield from _aligned_differences(expected, actual, path)
+        if _aligned(expected, actual, rows_unordered):
+            yield from _aligned_differences(expected, actual, path, rows_unordered)
             return
         for index, (want, got) in enumerate(zip(expected, actual)):
-            yield from _differences(want, got, join_pointer(path, index))
+            yield from _differences(want, got, join_pointer(path, index), rows_unordered)
         if len(expected) != len(actual):
             index = min(len(expected), len(actual))
             want = expected[index] if index < len(expected) else MISSING
@@ -273,7 +280,7 @@ def _differences(expected: object, actual: object, path: str) -> Iterator[Differ
         yield Difference(path, expected, actual, f"expected {short(expected)}, found {short(actual)}")
 
 
-def _aligned_differences(expected: list, actual: list, path: str) -> Iterator[Difference]:
+def _aligned_differences(expected: list, actual: list, path: str, rows_unordered: bool) -> Iterator[Difference]:
     """A list of session items, aligned by identity (5.1): every missing,
     extra and changed item. Copies of one identity pair up in a fixed order
     (so a list equals itself even where normalization makes two texts one
@@ -294,7 +301,7 @@ def _aligned_differences(expected: list, actual: list, path: str) -> Iterator[Di
                 yield Difference(path, want, MISSING, f"missing item {short(label(want))} (items align by identity)")
                 continue
             index, got = present[position]
-            yield from _differences(want, got, join_pointer(path, index))
+            yield from _differences(want, got, join_pointer(path, index), rows_unordered)
         for index, got in present[len(copies):]:
             yield Difference(join_pointer(path, index), MISSING, got, f"extra item {short(label(got))}")
     for key, present in found.items():
@@ -304,7 +311,8 @@ def _aligned_differences(expected: list, actual: list, path: str) -> Iterator[Di
     # Elements without an identity: each pairs with an equal one wherever it is.
     unpaired = list(found.get(None, []))
     for want in wanted.get(None, []):
-        match = next((pair for pair in unpaired if not any(True for _ in _differences(want, pair[1], ""))), None)
+        match = next((pair for pair in unpaired
+                      if not any(True for _ in _differences(want, pair[1], "", rows_unordered))), None)
         if match is None:
             yield Difference(path, want, MISSING, f"missing element {short(want)} (it has no identity)")
         else:

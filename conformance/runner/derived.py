@@ -34,8 +34,8 @@ DERIVED_TAG = "derived"
 MERGE_OPS = ("merge_sessions", "merge_stores")
 
 _KINDS = {
-    SWAPPED: ("S5.4-convergence-commutative", "merge(A, B) and merge(B, A) agree"),
-    IDEMPOTENT: ("S5.4-idempotent", "re-merging M = merge(A, B) with M, A or B gives M"),
+    SWAPPED: ("S5.4-convergence-commutative", "merge(A, B) and merge(B, A) render identically"),
+    IDEMPOTENT: ("S5.4-idempotent", "merging M = merge(A, B) with itself gives M"),
 }
 
 

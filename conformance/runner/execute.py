@@ -22,7 +22,6 @@ offers one (`choice`), or its declared caps are too small for the case
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import shutil
 import threading
@@ -31,17 +30,25 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import jsonschema
-
-from conformance import resources
 from conformance.model import store as model_store
 from conformance.model.identity import item_key, text_hash
-from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, load_session_text, render
+from conformance.model.session import load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
-from conformance.runner.checks import SHOWN_DIFFERENCES, CheckContext, CheckFailure, FileContext, evaluate_check
-from conformance.runner.compare import Rules, differences
+from conformance.runner.checks import CheckContext, CheckFailure, FileContext, evaluate_check
+from conformance.runner.compare import Rules
 from conformance.runner.implementations import Implementation
-from conformance.runner.selection import newer_lists
+from conformance.runner.invariants import (
+    ABSORPTION,
+    FULL_DATA,
+    as_of,
+    demoted,
+    is_replica,
+    relation_failures,
+    rendered_view,
+    store_as_of,
+    store_is_replica,
+    without_unknown_keys,
+)
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
     FEATURES,
@@ -54,7 +61,6 @@ from conformance.runner.vectors import (
     materialise_store,
     session_text,
     snapshot,
-    store_files,
 )
 
 PASS, FAIL, ERROR, NOT_APPLICABLE = "pass", "fail", "error", "not_applicable"
@@ -600,135 +606,7 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
 
 
 # --- derived vectors: merge invariants (spec 5.4) ---------------------------------
-#
-# What 5.4 states decides; what it does not state is reported as advisory:
-# - `~swapped`: merge(A, B) and merge(B, A) "render identically": the rendered
-#   view decides (each live list's items by identity with their rendered
-#   fields, and which identities tombstones suppress); the whole data, keys
-#   the merge does not know excepted (local wins, 5.4), is advisory;
-# - `~idempotent`: "merging a replica with itself is a no-op": merge(M, M) = M
-#   decides; merge(M, A) = M and merge(M, B) = M (absorption) are advisory.
-# Both compare through the semantic layer (conformance.runner.compare) with
-# the rules of two runs (clock stamps never decide), and decide only where
-# both inputs are schema-valid replicas.
-
-FULL_DATA = "whole-data equality: 5.4 asks merge(A, B) and merge(B, A) to render identically"
-ABSORPTION = "absorption: 5.4 states only that merging a replica with itself is a no-op"
-MALFORMED_INPUT = "an input is not a schema-valid replica (schema/session.schema.json): 5.4 is about replicas"
-ACROSS_RUNS = Rules(across_runs=True)
-# Decision fields a reader renders besides the text (3.3.3: what was decided, why, what was rejected).
-RENDERED_FIELDS = {"decisions": ("why", "rejected")}
-
-
-def rendered_view(session: object, spec: str | None = None) -> dict:
-    """What a merged session renders (spec 4.1, 5.3): each live list's items
-    with their rendered fields, and the identities the tombstones hold; for
-    an older `spec`, without the lists that version did not have."""
-    loaded = load_session_data(session).session
-    unknown = newer_lists(spec) if spec else frozenset()
-    if unknown:
-        loaded = {**loaded, "current": {name: items for name, items in loaded.get("current", {}).items()
-                                        if name not in unknown}}
-    current = loaded.get("current", {})
-    live = render(loaded)
-    view: dict = {"live": {}, "tombstones": {}}
-    for name, texts in live.items():
-        if name in unknown:
-            continue
-        shown = {text_hash(text) for text in texts}
-        items = [item for item in current.get(name, []) if isinstance(item, dict)
-                 and isinstance(item.get("text"), str) and text_hash(item["text"]) in shown]
-        view["live"][name] = [{"text": item["text"], **{field: item[field] for field in RENDERED_FIELDS.get(name, ())
-                                                         if field in item}} for item in items]
-    hidden = [d for d in current.get("decisions", []) if isinstance(d, dict) and d.get("hidden") is True]
-    view["tombstones"]["hidden"] = [_tombstone(item) for item in hidden]
-    for name in sorted({"completed_actions", "completed_goals"} - unknown):
-        view["tombstones"][name] = [_tombstone(item) for item in current.get(name, []) if isinstance(item, dict)]
-    return view
-
-
-def _tombstone(item: dict) -> dict:
-    """A tombstone as the view holds it: its identity only."""
-    key = item_key(item)
-    if key is None:
-        return {"text": None}
-    return {"text": "[purged]", "text_hash": key, "hidden": True}
-
-
-@functools.lru_cache(maxsize=1)
-def _session_schema() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(resources.load_schema("session.schema.json"))
-
-
-# What an abbreviated replica leaves out and a reader fills (absent lists are
-# empty, 4.1; the stamps are the implementation's own, never compared across runs).
-_FILLED_TOP = {"created_at": "1970-01-01T00:00:00Z", "updated_at": "1970-01-01T00:00:00Z", "machines": {},
-               "history": [], "current": {}}
-_FILLED_LISTS = ("goals", "next_actions", "open_questions", "decisions")
-
-
-def is_replica(text: str | None) -> bool:
-    """A session text that is a schema-valid replica once the keys a reader
-    fills are filled (absent counts: an empty store). Wrong types, bad dates,
-    items without a text, text that is not JSON are not replicas."""
-    if text is None:
-        return True
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return False
-    if not isinstance(data, dict):
-        return False
-    filled = {**_FILLED_TOP, **data}
-    if isinstance(filled["current"], dict):
-        filled["current"] = {**{name: [] for name in _FILLED_LISTS}, **filled["current"]}
-    return _session_schema().is_valid(filled)
-
-
-def _store_is_replica(spec: dict, root: Path) -> bool:
-    data = store_files(spec, root).get(model_store.SESSION_FILE)
-    return is_replica(None if data is None else data.decode("utf-8", errors="replace"))
-
-
-def _relation_failures(vector: Vector, check: str, expected: object, actual: object, path: str, what: str,
-                       rules: Rules = ACROSS_RUNS, advisory: str | None = None) -> list[CheckFailure]:
-    """Every difference of one relation (up to SHOWN_DIFFERENCES), deciding
-    ones first, each made advisory when the relation or the rule says so."""
-    found = list(differences(expected, actual, path, rules))
-    failures = [annotated(CheckFailure(item.path, check, item.expected, item.actual, f"{what}: {item.message}",
-                                       advisory=advisory or item.advisory), vector.default_expectation)
-                for item in found[:SHOWN_DIFFERENCES]]
-    if len(found) > SHOWN_DIFFERENCES:
-        failures[-1] = replace(failures[-1], message=f"{failures[-1].message} (and {len(found) - SHOWN_DIFFERENCES} "
-                                                     "more differences, not shown)")
-    return failures
-
-
-def _demoted(failures: list[CheckFailure], replicas: bool) -> list[CheckFailure]:
-    """Derived checks decide only on schema-valid replicas."""
-    if replicas:
-        return failures
-    return [failure if failure.advisory else replace(failure, advisory=MALFORMED_INPUT) for failure in failures]
-
-
-def without_unknown_keys(session: object, spec: str | None = None) -> object:
-    """A session without the keys the merge does not know (those are the
-    local copy's by rule, 5.4, so merge(A, B) and merge(B, A) differ there),
-    nor, for an older `spec`, the lists that version did not have."""
-    if not isinstance(session, dict):
-        return session
-    known = set(KNOWN_LISTS) - (newer_lists(spec) if spec else frozenset())
-    kept = {key: value for key, value in session.items() if key in KNOWN_TOP_LEVEL}
-    if isinstance(kept.get("current"), dict):
-        kept["current"] = {name: items for name, items in kept["current"].items() if name in known}
-    return kept
-
-
-def _as_of(session: object, spec: str | None) -> object:
-    """A session as spec version `spec` compares it: whole, for the latest
-    version; for an older one, only what that version knew (unknown keys
-    pass through merges only since v0.1.2, 5.4)."""
-    return without_unknown_keys(session, spec) if spec else session
+# What each compares, and what decides: conformance.runner.invariants.
 
 
 def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -741,14 +619,14 @@ def run_swapped_sessions(vector: Vector, session: _Session, caps: dict) -> Built
         if isinstance(merged, CheckFailure):
             return document, None, [merged]
         document[name] = {**_session_document(merged), "view": rendered_view(merged, vector.spec)}
-    failures = _relation_failures(
+    failures = relation_failures(
         vector, "commutative", document["ab"]["view"], document["ba"]["view"], "/ba/view",
         "merge(A, B) (expected) and merge(B, A) (actual) render differently")
-    failures += _relation_failures(
+    failures += relation_failures(
         vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
         without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
         "merge(A, B) (expected) and merge(B, A) (actual) hold different data", advisory=FULL_DATA)
-    return document, None, _demoted(failures, is_replica(a) and is_replica(b))
+    return document, None, demoted(failures, is_replica(a) and is_replica(b))
 
 
 def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -770,10 +648,10 @@ def run_idempotent_sessions(vector: Vector, session: _Session, caps: dict) -> Bu
         if isinstance(again, CheckFailure):
             return document, None, [again]
         document[name] = _session_document(again)
-        failures += _relation_failures(vector, relation, _as_of(merged, vector.spec), _as_of(again, vector.spec),
+        failures += relation_failures(vector, relation, as_of(merged, vector.spec), as_of(again, vector.spec),
                                        f"/{name}/session",
                                        f"{what} (expected M, actual the re-merge)", advisory=advisory)
-    return document, None, _demoted(failures, is_replica(a) and is_replica(b))
+    return document, None, demoted(failures, is_replica(a) and is_replica(b))
 
 
 def store_view(store: Path) -> dict:
@@ -783,10 +661,6 @@ def store_view(store: Path) -> dict:
     entries = {link: {key: entry.get(key) for key in ("status", "type", "name", "fields", "body")}
                for link, entry in document["entries"].items()}
     return {"entries": entries, "session": document.get("session")}
-
-
-def _store_as_of(view: dict, spec: str | None) -> dict:
-    return {**view, "session": _as_of(view["session"], spec)}
 
 
 def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -803,15 +677,15 @@ def run_swapped_stores(vector: Vector, session: _Session, caps: dict) -> Built:
         document[name] = store_view(session.scratch / name / "out")
         document[name]["view"] = rendered_view(document[name]["session"], vector.spec)
     differ = "merge_stores(L, R) (expected) and merge_stores(R, L) (actual)"
-    failures = _relation_failures(vector, "commutative", document["ab"]["entries"], document["ba"]["entries"],
+    failures = relation_failures(vector, "commutative", document["ab"]["entries"], document["ba"]["entries"],
                                   "/ba/entries", f"{differ} hold different entries")
-    failures += _relation_failures(vector, "commutative", document["ab"]["view"], document["ba"]["view"],
+    failures += relation_failures(vector, "commutative", document["ab"]["view"], document["ba"]["view"],
                                    "/ba/view", f"{differ} render different sessions")
-    failures += _relation_failures(vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
+    failures += relation_failures(vector, "commutative", without_unknown_keys(document["ab"]["session"], vector.spec),
                                    without_unknown_keys(document["ba"]["session"], vector.spec), "/ba/session",
                                    f"{differ} hold different session data", advisory=FULL_DATA)
-    replicas = all(_store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
-    return document, None, _demoted(failures, replicas)
+    replicas = all(store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
+    return document, None, demoted(failures, replicas)
 
 
 def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Built:
@@ -839,11 +713,11 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
         if refused:
             return document, None, [refused]
         document[name] = store_view(session.scratch / name / "out")
-        failures += _relation_failures(vector, relation, _store_as_of(document["merged"], vector.spec),
-                                       _store_as_of(document[name], vector.spec), f"/{name}",
+        failures += relation_failures(vector, relation, store_as_of(document["merged"], vector.spec),
+                                       store_as_of(document[name], vector.spec), f"/{name}",
                                        f"{what} (expected M, actual the re-merge)", advisory=advisory)
-    replicas = all(_store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
-    return document, None, _demoted(failures, replicas)
+    replicas = all(store_is_replica(vector.input[side], vector.root) for side in ("local", "remote"))
+    return document, None, demoted(failures, replicas)
 
 
 DERIVED_OPS = {

@@ -11,7 +11,8 @@ from runner_helpers import vector, write_vector_file
 
 from conformance import resources
 from conformance.protocol.messages import OkResponse
-from conformance.runner.execute import ABSORPTION, MALFORMED_INPUT, run_vector
+from conformance.runner.execute import run_vector
+from conformance.runner.invariants import ABSORPTION, MALFORMED_INPUT
 from conformance.runner.grading import grade_vectors
 from conformance.runner.implementations import ModelImplementation
 from conformance.runner.requirements import load_requirements
@@ -144,3 +145,19 @@ def test_the_bundled_forward_merges_give_the_same_outcomes_in_two_runs(tmp_path)
     assert [{name: item.result.outcome for name, item in run.items()} for run in runs][0] == \
         {name: item.result.outcome for name, item in runs[1].items()}
     assert [name for name, item in runs[0].items() if item.blocks] == []
+
+
+def test_keep_scratch_keeps_m_and_every_re_merge_of_a_derived_vector(corpus, tmp_path):
+    implementation = SelfMergeChanges()
+    idempotent, = [v for v in corpus(vector("t.m", input={"local": LOCAL, "remote": REMOTE}))
+                   if v.id == "t.m~idempotent"]
+    result = run_vector(idempotent, implementation, implementation.describe(), tmp_path / "work",
+                        keep_scratch=tmp_path / "kept")
+    assert result.outcome == "fail"
+    kept = tmp_path / "kept" / "t.m_idempotent"
+    names = sorted(path.name for path in kept.iterdir())
+    assert names == ["local.session.json", "merged.session.json", "remote.session.json", "self.session.json",
+                     "with_local.session.json", "with_remote.session.json"]
+    merged = json.loads((kept / "merged.session.json").read_text(encoding="utf-8"))
+    assert [goal["text"] for goal in merged["current"]["goals"]] == ["Ship"]
+    assert json.loads((kept / "self.session.json").read_text(encoding="utf-8"))["current"]["goals"] == []

@@ -98,6 +98,7 @@ def test_a_read_vector_shows_every_mismatch_and_its_input_store(capsys, failing_
     assert "input store (2 files):" in shown
     assert 'memory/fact_a.md (37 bytes): "---\\ntype: fact\\nname: A\\n---\\nbody of a\\n"' in shown
     assert f"whole input: memoir-conform vectors show t.read.first --vectors {failing_reads}" in shown
+    assert "  adapter stderr while this vector ran: (none)" in shown
 
 
 def test_keep_scratch_keeps_the_stores_of_failing_vectors_only(capsys, failing_reads, tmp_path):

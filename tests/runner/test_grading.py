@@ -124,6 +124,28 @@ def test_spec_version_leaves_out_vectors_with_newer_requirements():
     assert len(select(vectors, Filters(), INDEX, "0.1.2")[0]) == 4
 
 
+def test_spec_version_grades_no_check_citing_a_newer_requirement():
+    mixed = make("mixed", requirements=("R-must", "R-new"), expect=[
+        {"path": "/live/next_actions", "requirements": ["R-must"], "identities": ["local", "remote"]},
+        {"path": "/session/x_kept", "requirements": ["R-new"], "equals": 1},
+    ])
+    only_new = make("only-new", requirements=("R-must", "R-new"), expect=[
+        {"path": "/session/x_kept", "requirements": ["R-new"], "equals": 1}])
+    chosen, newer = select([mixed, only_new], Filters(), INDEX, "0.1.1")
+    assert [v.id for v in chosen] == ["mixed"] and newer == 1
+    kept, = chosen
+    assert kept.expect == (mixed.expect[0],) and kept.requirements == ("R-must",) and kept.digest == mixed.digest
+    assert select([mixed], Filters(), INDEX, "0.1.2")[0] == [mixed]
+
+
+def test_spec_version_grades_no_check_of_a_list_it_did_not_have():
+    parked = make("parked", expect=[{"path": "/live/next_actions", "identities": ["local", "remote"]},
+                                    {"path": "/live/parked_actions", "count": 0},
+                                    {"path": "/session/current/completed_goals", "count": 0}])
+    kept, = select([parked], Filters(), INDEX, "0.1.1")[0]
+    assert [check["path"] for check in kept.expect] == ["/live/next_actions"]
+
+
 def test_filters_select_by_level_section_tag_and_pattern():
     vectors = [make("merge.a", "full", tags=["tombstone"]), make("read.b", "reader"), make("write.c", "writer")]
     ids = lambda filters: [v.id for v in select(vectors, filters, INDEX, "0.1.2")[0]]

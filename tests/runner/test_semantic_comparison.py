@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from conformance.model.identity import text_hash
 from conformance.runner.checks import CheckContext, FileContext, evaluate_check
 from conformance.runner.compare import CLOCK_STAMP, UNKNOWN_FIELD, Rules, differences
@@ -180,3 +183,32 @@ def test_after_passes_an_equal_instant():
     assert failures(check, document) == []
     check["contains"][0]["added"]["$after"] = "2026-01-02T10:00:00.001Z"
     assert deciding(failures(check, document))
+
+
+# --- properties -------------------------------------------------------------------------------------
+
+ITEM_TEXTS = st.sampled_from(["Ship", "ship ", "SHIP", "Straße", "STRASSE", "Fix it", "", " "])
+DATES = st.sampled_from(["2026-01-01", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "not a date", ""])
+ITEMS = st.fixed_dictionaries({"text": ITEM_TEXTS}, optional={"added": DATES, "machine_id": st.text(max_size=3)})
+ROWS = st.fixed_dictionaries({"summary": st.text(max_size=3)}, optional={"date": DATES})
+
+
+@given(st.lists(ITEMS, max_size=6), st.lists(ROWS, max_size=4), st.randoms(use_true_random=False))
+def test_two_runs_of_a_session_agree_in_any_order_of_its_lists(items, rows, random):
+    session = {"current": {"next_actions": items}, "history": rows}
+    shuffled = json.loads(json.dumps(session))
+    random.shuffle(shuffled["current"]["next_actions"])
+    random.shuffle(shuffled["history"])
+    assert list(differences(session, shuffled, "/session", Rules(across_runs=True))) == []
+    # Within one run, items still align by identity; history keeps its order (4.1: newest first).
+    shuffled["history"] = rows
+    assert list(differences(session, shuffled, "/session")) == []
+
+
+@given(st.lists(ITEMS, min_size=1, max_size=6), st.data())
+def test_dropping_an_item_is_always_reported_and_decides(items, data):
+    dropped = data.draw(st.integers(0, len(items) - 1))
+    fewer = items[:dropped] + items[dropped + 1:]
+    found = list(differences(items, fewer, "/l"))
+    assert found and all(item.advisory is None for item in found)
+    assert any(item.message.startswith("missing item") for item in found)
