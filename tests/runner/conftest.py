@@ -6,6 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance import resources
+from conformance.runner.execute import run_vector
+from conformance.runner.implementations import ModelImplementation
+from conformance.runner.vectors import load_corpus
+
 
 @pytest.fixture
 def vectors_root(tmp_path: Path) -> Path:
@@ -20,3 +25,20 @@ def hostile(fake_env, fake_command):
     """The fake adapter serving the reference model; returns its command line."""
     fake_env(model="reference")
     return " ".join(fake_command)
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """The bundled corpus, loaded once for the verdict-honesty tests."""
+    loaded = load_corpus([resources.vectors_dir()])
+    assert loaded.problems == []
+    return loaded.vectors
+
+
+@pytest.fixture(scope="session")
+def reference_results(corpus, tmp_path_factory):
+    """Every vector's result against the reference model (verdict_support.results_of reuses them)."""
+    model = ModelImplementation()
+    described = model.describe()
+    workdir = tmp_path_factory.mktemp("reference")
+    return {vector.id: run_vector(vector, model, described, workdir) for vector in corpus}

@@ -15,13 +15,13 @@ import dataclasses
 import json
 import shutil
 import xml.etree.ElementTree as ET
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML, YAMLError
 
-from conformance import SPEC_VERSION, resources
+from conformance import SPEC_VERSION
 from conformance.model import entry as model_entry
 from conformance.model import merge as model_merge
 from conformance.model.frontmatter import parse_entry_text
@@ -29,67 +29,23 @@ from conformance.model.identity import item_key
 from conformance.model.store import atomic_write
 from conformance.protocol.messages import ErrorResponse, OkResponse
 from conformance.runner import report_console, report_json, report_junit
-from conformance.runner.execute import required_ops, run_vector
+from conformance.runner.execute import run_vector
 from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
 from conformance.runner.implementations import ModelImplementation
-from conformance.runner.requirements import load_requirements
 from conformance.runner.run import RunRecord
-from conformance.runner.vectors import RUNNER_DRIVEN_OPS, Vector, expand, load_corpus
-from conformance.model.session import DEFAULT_CAPS
 
-INDEX = load_requirements(resources.vectors_dir() / "requirements.json")
+from verdict_support import INDEX, failing, graded_of, graded_run, plain, results_of
+
 SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
                "add_decision", "hide_decision", "record_session")
 SMALL_CAPS = {"goals": 2, "next_actions": 3, "parked_actions": 10, "open_questions": 2, "decisions": 4,
               "completed_actions": 12, "completed_goals": 12, "history": 6}
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    loaded = load_corpus([resources.vectors_dir()])
-    assert loaded.problems == []
-    return loaded.vectors
-
-
-@pytest.fixture(scope="module")
-def reference_results(corpus, tmp_path_factory):
-    model = ModelImplementation()
-    described = model.describe()
-    workdir = tmp_path_factory.mktemp("reference")
-    return {vector.id: run_vector(vector, model, described, workdir) for vector in corpus}
-
-
-def _ops(vector) -> set[str]:
-    if vector.op in RUNNER_DRIVEN_OPS:
-        return set()
-    expanded = expand(vector, DEFAULT_CAPS)
-    return set(required_ops(expanded)) if isinstance(expanded, Vector) else set()
-
-
-def results_of(corpus, reference_results, implementation, changed_ops, tmp_path):
-    """The results of `implementation`, running only the vectors that send one of `changed_ops`."""
-    described = implementation.describe()
-    return [run_vector(vector, implementation, described, tmp_path) if _ops(vector) & set(changed_ops)
-            else reference_results[vector.id] for vector in corpus]
-
-
-def graded_of(corpus, results, expected=()):
-    graded = grade_vectors(corpus, results, INDEX, list(expected))
-    return graded, grade(graded, SPEC_VERSION, "full", waived_by="known-failures.json" if expected else None)
-
-
-def graded_run(corpus, reference_results, implementation, changed_ops, tmp_path):
-    return graded_of(corpus, results_of(corpus, reference_results, implementation, changed_ops, tmp_path))
-
-
-def _failing(graded, strength="must"):
-    return sorted(item.vector.id for item in graded if strength in item.failed_strengths)
-
-
 def test_the_reference_model_earns_full(corpus, reference_results):
     graded = grade_vectors(corpus, list(reference_results.values()), INDEX)
     result = grade(graded, SPEC_VERSION, "full")
-    assert result.earned == "full" and result.exit_code == 0, _failing(graded)
+    assert result.earned == "full" and result.exit_code == 0, failing(graded)
 
 
 # --- readers ----------------------------------------------------------------------------
@@ -147,17 +103,17 @@ class RendersHiddenReader(ModelImplementation):
 
 def test_a_reader_that_resolves_no_links_earns_full_with_should_points_missing(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, NoLinksReader(), ["read_store"], tmp_path)
-    assert result.earned == "full" and result.exit_code == 0, _failing(graded)
+    assert result.earned == "full" and result.exit_code == 0, failing(graded)
     should = result.tallies["should"]
     assert should.passed < should.total
-    assert {"read.entry.fact", "read.golden.canonical-six-types"} <= set(_failing(graded, "should"))
+    assert {"read.entry.fact", "read.golden.canonical-six-types"} <= set(failing(graded, "should"))
     assert result.verdict.startswith("memoir Full (v0.1.2) earned; SHOULD ")
 
 
 def test_a_reader_that_maps_no_legacy_row_but_shows_legacy_files_opaque_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, NoLegacyReader(), ["read_store"], tmp_path)
-    assert result.earned == "full", _failing(graded)
-    assert "read.legacy.feedback-is-lesson" in _failing(graded, "should")
+    assert result.earned == "full", failing(graded)
+    assert "read.legacy.feedback-is-lesson" in failing(graded, "should")
     assert result.tallies["should"].passed < result.tallies["should"].total
 
 
@@ -237,12 +193,12 @@ class QuarantinesNewerSession(ModelImplementation):
 
 def test_a_writer_that_refuses_to_readd_a_hidden_decision_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, RefusesReaddingHidden(), ["add_decision"], tmp_path)
-    assert result.earned == "full", _failing(graded)
+    assert result.earned == "full", failing(graded)
 
 
 def test_a_writer_that_readds_a_hidden_decision_visibly_does_not(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, ReaddsHiddenVisibly(), ["add_decision"], tmp_path)
-    assert result.earned == "reader" and "write.hide.readd-stays-hidden" in _failing(graded)
+    assert result.earned == "reader" and "write.hide.readd-stays-hidden" in failing(graded)
 
 
 LIVE_LISTS = {"add_goal": "goals", "add_next_action": "next_actions", "add_question": "open_questions",
@@ -276,7 +232,7 @@ class IgnoresAddingWhatIsLive(RefusesAddingWhatIsLive):
 def test_a_writer_that_refuses_or_ignores_adding_a_live_identity_earns_full(corpus, reference_results, tmp_path,
                                                                             implementation):
     graded, result = graded_run(corpus, reference_results, implementation(), list(LIVE_LISTS), tmp_path)
-    assert result.earned == "full", _failing(graded)
+    assert result.earned == "full", failing(graded)
 
 
 class DuplicatesWhatIsLive(ModelImplementation):
@@ -298,12 +254,12 @@ class DuplicatesWhatIsLive(ModelImplementation):
 def test_a_writer_that_keeps_two_copies_of_one_identity_does_not_earn_writer(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, DuplicatesWhatIsLive(), list(LIVE_LISTS), tmp_path)
     assert result.earned == "reader"
-    assert "write.duplicate-add.goal-same-text-twice" in _failing(graded)
+    assert "write.duplicate-add.goal-same-text-twice" in failing(graded)
 
 
 def test_a_writer_that_refuses_purging_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, RefusesPurging(), ["hide_decision"], tmp_path)
-    assert result.earned == "full", _failing(graded)
+    assert result.earned == "full", failing(graded)
     refused = [item for item in graded if item.result.na_kind == "feature"]
     assert {item.vector.id for item in refused} == {"write.hide.purge", "write.hide.purge-hashes-normalized-text"}
     assert all(item.blocks is None for item in refused)
@@ -314,19 +270,19 @@ def test_an_implementation_with_small_caps_earns_full(corpus, tmp_path):
     results = [run_vector(vector, implementation, implementation.describe(), tmp_path) for vector in corpus]
     graded = grade_vectors(corpus, results, INDEX)
     result = grade(graded, SPEC_VERSION, "full")
-    assert result.earned == "full", _failing(graded)
+    assert result.earned == "full", failing(graded)
     assert not [item.vector.id for item in graded if item.result.outcome == "error"]
 
 
 def test_destroying_a_newer_session_is_caught_by_a_deciding_check(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, DestroysNewerSession(), SESSION_OPS, tmp_path)
     assert result.earned == "reader"
-    assert "write.forward.newer-version-session-preserved" in _failing(graded)
+    assert "write.forward.newer-version-session-preserved" in failing(graded)
 
 
 def test_quarantining_a_newer_session_then_writing_an_empty_state_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, QuarantinesNewerSession(), SESSION_OPS, tmp_path)
-    assert result.earned == "full", _failing(graded)
+    assert result.earned == "full", failing(graded)
     item = next(item for item in graded if item.vector.id == "write.forward.newer-version-session-preserved")
     assert item.failed_strengths == ("advisory",), "only the kit's read-only reading is not followed"
 
@@ -398,8 +354,8 @@ def _restyle_entry(path: Path) -> None:
 def test_a_writer_in_another_allowed_style_earns_full(corpus, reference_results, tmp_path):
     changed = (*SESSION_OPS, "write_entry", "merge_stores")
     graded, result = graded_run(corpus, reference_results, WritesInItsOwnStyle(), changed, tmp_path)
-    assert result.earned == "full", _failing(graded)
-    assert not _failing(graded, "should"), "no style choice costs a SHOULD point either"
+    assert result.earned == "full", failing(graded)
+    assert not failing(graded, "should"), "no style choice costs a SHOULD point either"
 
 
 def _yaml_engine_parse(text):
@@ -412,25 +368,15 @@ def _yaml_engine_parse(text):
         data = YAML(typ="safe", pure=True).load("\n".join(parsed.frontmatter_lines))
     except YAMLError:
         data = {}  # lines YAML rejects: the entry has no usable fields, so it reads as opaque
-    return dataclasses.replace(parsed, fields=_plain(data) if isinstance(data, dict) else {})
-
-
-def _plain(value):
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
+    return dataclasses.replace(parsed, fields=plain(data) if isinstance(data, dict) else {})
 
 
 def test_a_reader_that_reads_frontmatter_with_a_yaml_engine_earns_full(corpus, reference_results, tmp_path,
                                                                         monkeypatch):
     monkeypatch.setattr(model_entry, "parse_entry_text", _yaml_engine_parse)
     graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
-    assert result.earned == "full", _failing(graded)
-    assert "read.entry.hash-not-comment" in _failing(graded, "advisory"), "the subset reading is the kit's own"
+    assert result.earned == "full", failing(graded)
+    assert "read.entry.hash-not-comment" in failing(graded, "advisory"), "the subset reading is the kit's own"
 
 
 # --- merges: ties and convergence (spec 5.2, 5.4) --------------------------------------------
@@ -440,12 +386,12 @@ def test_a_merge_that_lets_the_local_copy_win_ties_does_not_earn_full(corpus, re
     monkeypatch.setattr(model_merge, "by_date", lambda field: lambda item: (model_merge.dates.sort_key(item.get(field)),))
     graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions"], tmp_path)
     assert result.earned == "writer"
-    caught = _failing(graded)
+    caught = failing(graded)
     assert caught and all(vector_id.endswith("~swapped") for vector_id in caught)
     # A tie between a live and a parked copy renders in another list by argument order (5.4)...
     assert "merge.equal-dates.live-and-parked-copies-same-added-one-item~swapped" in caught
     # ...while copies that differ only in machine_id render the same: reported, not decided.
-    assert "merge.newest.equal-dates-tie-a~swapped" in _failing(graded, "advisory")
+    assert "merge.newest.equal-dates-tie-a~swapped" in failing(graded, "advisory")
     assert "merge.newest.equal-dates-tie-a~swapped" not in caught
 
 
@@ -458,8 +404,8 @@ def test_a_merge_that_breaks_ties_by_another_symmetric_order_earns_full(corpus, 
 
     monkeypatch.setattr(model_merge, "by_date", by_date)
     graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions"], tmp_path)
-    assert result.earned == "full", _failing(graded)
-    assert "merge.newest.equal-dates-tie-a" in _failing(graded, "advisory"), "the kit's own tie rule is advisory"
+    assert result.earned == "full", failing(graded)
+    assert "merge.newest.equal-dates-tie-a" in failing(graded, "advisory"), "the kit's own tie rule is advisory"
 
 
 class MergesEntryFilesByVcs(ModelImplementation):
@@ -479,7 +425,7 @@ class MergesEntryFilesByVcs(ModelImplementation):
 
 def test_an_implementation_that_leaves_entry_files_to_the_vcs_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, MergesEntryFilesByVcs(), ["merge_stores"], tmp_path)
-    assert result.earned == "full", _failing(graded)
+    assert result.earned == "full", failing(graded)
     chosen = {item.vector.id for item in graded if item.result.na_kind == "choice"}
     assert "merge.stores.same-file-remote-updated-newer" in chosen
     assert "merge.stores.same-file-remote-updated-newer~swapped" in chosen

@@ -1,0 +1,469 @@
+"""Conforming implementations earn Full: one per choice the spec leaves open (issue 19).
+
+Each class or patch below is an implementation that differs from the
+reference model in one choice the spec allows, built the way an implementer
+outside the project would build it (on python-frontmatter, PyYAML,
+`datetime.isoformat()`, Go's RFC 3339 layout). Each must earn Full against
+the bundled corpus; docs/running.md ("What the verdict does not demand")
+lists them, one row each. They run in-process (verdict_support): only the
+vectors that send an op the implementation changes are run against it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import shutil
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import frontmatter as python_frontmatter
+import pytest
+import yaml
+
+from conformance.model import entry as model_entry
+from conformance.model import frontmatter as model_frontmatter
+from conformance.model import merge as model_merge
+from conformance.model.frontmatter import parse_entry_text, serialize_frontmatter
+from conformance.model.identity import item_key
+from conformance.model.session import DEFAULT_CAPS, load_session_text
+from conformance.model.store import atomic_write, keep_beside
+from conformance.protocol.messages import ErrorResponse, OkResponse
+from conformance.runner.execute import run_vector
+from conformance.runner.implementations import ModelImplementation
+
+from verdict_support import explain, failing, graded_of, graded_run, plain
+
+SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
+               "add_decision", "hide_decision", "record_session")
+ENTRY_OPS = ("write_entry", "update_entry")
+WRITE_OPS = (*SESSION_OPS, *ENTRY_OPS, "merge_sessions", "merge_stores")
+
+
+def assert_full(graded, result):
+    assert result.earned == "full", explain(graded)
+
+
+# --- readers (spec 3.1, 3.2) ---------------------------------------------------------------
+
+def _python_frontmatter_parse(text):
+    """An entry read by python-frontmatter, as most Python tools read one: the file opened as
+    utf-8-sig, metadata through PyYAML's safe loader, the body stripped of surrounding whitespace."""
+    parsed = parse_entry_text(text)
+    try:
+        post = python_frontmatter.loads(text.removeprefix("\ufeff"))
+    except yaml.YAMLError:
+        return parsed  # what the library rejects, the entry's subset reading stands in for (no level at stake)
+    if not parsed.has_frontmatter:
+        return dataclasses.replace(parsed, body=post.content)
+    metadata = plain(post.metadata) if isinstance(post.metadata, dict) else {}
+    return dataclasses.replace(parsed, fields=metadata or parsed.fields, body=post.content)
+
+
+def test_a_reader_built_on_python_frontmatter_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    monkeypatch.setattr(model_entry, "parse_entry_text", _python_frontmatter_parse)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+# The fields spec 3.2 and 3.3 define (schema/entry.schema.json); a reader keeps no other key.
+DEFINED_FIELDS = frozenset((
+    "type", "name", "description", "created", "updated", "schema_version", "project", "tags", "aliases", "origin",
+    "why", "rejected", "date", "hidden", "hidden_at", "superseded_by", "trigger", "how_to_apply", "fired_count",
+    "last_fired", "scope", "source", "set_on", "done_at", "added", "machine_id",
+))
+
+
+class IgnoresUnknownFrontmatterKeys(ModelImplementation):
+    """Reports only the frontmatter fields the spec defines: 3.2 "Readers MUST ignore fields they do not recognize"."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                if isinstance(found.get("fields"), dict):
+                    found["fields"] = {key: value for key, value in found["fields"].items() if key in DEFINED_FIELDS}
+        return outcome
+
+
+def test_a_reader_that_does_not_report_unknown_keys_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, IgnoresUnknownFrontmatterKeys(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+# --- writers: dates spelled by the platform (spec 3.2, 4.1, 5.2) ------------------------------
+
+DATE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
+# Keys whose values a writer parses as instants (4.1); values under other keys it passes through as text.
+SESSION_DATE_KEYS = frozenset(("created_at", "updated_at", "last_seen", "set_on", "added", "parked_at", "done_at",
+                               "asked", "date", "hidden_at"))
+
+
+def isoformat_spelling(value: str) -> str:
+    """Python's `datetime.isoformat()`: `…00.120Z` becomes `…00.120000+00:00`."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
+
+
+def go_rfc3339_spelling(value: str) -> str:
+    """Go's `time.RFC3339Nano` layout: trailing zeros of the fraction dropped, UTC as `Z` (`…00.12Z`)."""
+    when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    text = when.strftime("%Y-%m-%dT%H:%M:%S")
+    if when.microsecond:
+        text += f".{when.microsecond:06d}".rstrip("0")
+    offset = when.utcoffset()
+    return text + ("Z" if not offset else when.isoformat()[-6:])
+
+
+def _respell(value, spell, key=None):
+    if isinstance(value, dict):
+        return {name: _respell(item, spell, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_respell(item, spell, key) for item in value]
+    if isinstance(value, str) and key in SESSION_DATE_KEYS and DATE_TIME.fullmatch(value):
+        return spell(value)
+    return value
+
+
+def respell_session(session: dict, spell) -> dict:
+    """Every date of the sections the writer knows respelled; unknown keys pass through as they were (5.4)."""
+    known = {**session}
+    for key in ("created_at", "updated_at", "machines", "history"):
+        if key in known:
+            known[key] = _respell(known[key], spell, key)
+    if isinstance(known.get("current"), dict):
+        known["current"] = {name: _respell(items, spell) if name in model_merge.KNOWN_LISTS else items
+                            for name, items in known["current"].items()}
+    return known
+
+
+class SpellsDatesItsOwnWay(ModelImplementation):
+    """Writes every date it parsed through its platform's formatter: the same instants, other text."""
+
+    def __init__(self, spell, **kwargs):
+        super().__init__(**kwargs)
+        self.spell = spell
+
+    def fork(self):
+        return type(self)(self.spell, caps=self.context.caps)
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if not isinstance(outcome, OkResponse):
+            return outcome
+        if op == "merge_sessions":
+            outcome.result["session"] = respell_session(outcome.result["session"], self.spell)
+        elif op in SESSION_OPS or op == "merge_stores":
+            path = Path(args["out" if op == "merge_stores" else "store"]) / "session.json"
+            loaded = load_session_text(path.read_text(encoding="utf-8")) if path.exists() else None
+            if loaded is not None and loaded.status == "ok":
+                session = respell_session(json.loads(path.read_text(encoding="utf-8")), self.spell)
+                atomic_write(path, json.dumps(session, indent=2, ensure_ascii=False).encode("utf-8"))
+        elif op in ENTRY_OPS:
+            self._respell_fresh_stamps(Path(args["store"]) / "memory" / f"{args['link']}.md")
+        return outcome
+
+    def _respell_fresh_stamps(self, path: Path) -> None:
+        """The stamps this write put in the frontmatter (`created`, `updated`, ...), in the platform's spelling."""
+        text = path.read_text(encoding="utf-8")
+        now = self.context.stamp().now[:16]  # the minute of this write: a vector's own dates are years away
+        atomic_write(path, DATE_TIME.sub(lambda m: self.spell(m[0]) if m[0].startswith(now) else m[0], text)
+                     .encode("utf-8"))
+
+
+@pytest.mark.parametrize("spell", [isoformat_spelling, go_rfc3339_spelling], ids=["isoformat", "go-rfc3339"])
+def test_a_writer_that_spells_dates_with_its_platform_earns_full(corpus, reference_results, tmp_path, spell):
+    assert isoformat_spelling("2026-03-01T10:00:00.120Z") == "2026-03-01T10:00:00.120000+00:00"
+    assert go_rfc3339_spelling("2026-03-01T10:00:00.120Z") == "2026-03-01T10:00:00.12Z"
+    graded, result = graded_run(corpus, reference_results, SpellsDatesItsOwnWay(spell), WRITE_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+# --- writers: entry files (spec 3.1, 3.2) ------------------------------------------------------
+
+class UpdatesEntriesWithLf(ModelImplementation):
+    """update_entry writes the whole file back with LF line breaks, whatever the original used."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "update_entry" and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
+            atomic_write(path, path.read_bytes().replace(b"\r\n", b"\n"))
+        return outcome
+
+
+class UpdatesEntriesWithABlankLineAfterTheBlock(ModelImplementation):
+    """update_entry writes a blank line between the closing `---` and the body."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "update_entry" and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
+            text = path.read_text(encoding="utf-8")
+            parsed = parse_entry_text(text)
+            if parsed.has_frontmatter:
+                lines = text.splitlines(keepends=True)
+                closing = parsed.body_start - 1  # lines before the body: the block, its closing line included
+                newline = "\r\n" if lines[closing - 1].endswith("\r\n") else "\n"
+                atomic_write(path, "".join([*lines[:closing], newline, *lines[closing:]]).encode("utf-8"))
+        return outcome
+
+
+@pytest.mark.parametrize("implementation", [UpdatesEntriesWithLf, UpdatesEntriesWithABlankLineAfterTheBlock])
+def test_an_entry_update_in_its_own_line_layout_earns_full(corpus, reference_results, tmp_path, implementation):
+    graded, result = graded_run(corpus, reference_results, implementation(), ["update_entry"], tmp_path)
+    assert_full(graded, result)
+
+
+def pyyaml_frontmatter(fields: dict) -> str | None:
+    """The block PyYAML's `safe_dump` writes for `fields`, when it stays in the 3.1 subset (it reads back
+    as the same fields with no problem); None when it does not, and the writer keeps its own form."""
+    dumped = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10**6)
+    block = f"---\n{dumped}---\n"
+    parsed = parse_entry_text(block)
+    return block if parsed.fields == fields and not parsed.problems else None
+
+
+class WritesFrontmatterWithPyYaml(ModelImplementation):
+    """Serialises frontmatter with PyYAML's `safe_dump` wherever its output is in the 3.1 subset."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op in ENTRY_OPS and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
+            text = path.read_text(encoding="utf-8")
+            parsed = parse_entry_text(text)
+            block = pyyaml_frontmatter(parsed.fields) if parsed.has_frontmatter and not parsed.preamble else None
+            if block is not None:
+                body = "".join(text.splitlines(keepends=True)[parsed.body_start - 1:])
+                atomic_write(path, (block + body).encode("utf-8"))
+        return outcome
+
+
+def test_a_writer_that_dumps_frontmatter_with_pyyaml_earns_full(corpus, reference_results, tmp_path):
+    assert pyyaml_frontmatter({"type": "fact", "name": "A", "tags": ["x", "y"]}) == (
+        "---\ntype: fact\nname: A\ntags:\n- x\n- y\n---\n")
+    graded, result = graded_run(corpus, reference_results, WritesFrontmatterWithPyYaml(), ENTRY_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+# --- newer versions: quarantine and degrade (spec 6) -------------------------------------------
+
+class QuarantinesNewerEntries(ModelImplementation):
+    """update_entry on a newer schema_version: the original quarantined beside it, then an empty-but-valid
+    entry holding only what this update sets (spec 6: "an empty-but-valid state, or read-only")."""
+
+    def call(self, op, args):
+        if op == "update_entry":
+            path = Path(args["store"]) / "memory" / f"{args.get('link')}.md"
+            fields = parse_entry_text(path.read_text(encoding="utf-8")).fields if path.is_file() else {}
+            if model_entry.newer_schema_version(fields) is not None:
+                keep_beside(path, path.read_bytes())
+                atomic_write(path, serialize_frontmatter(dict(args.get("set") or {})).encode("utf-8"))
+                return OkResponse(0, {})
+        return super().call(op, args)
+
+
+def test_quarantining_a_newer_entry_then_writing_an_empty_valid_one_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, QuarantinesNewerEntries(), ["update_entry"], tmp_path)
+    assert_full(graded, result)
+    item = next(item for item in graded if item.vector.id == "write.forward.update-entry-newer-schema-refused")
+    assert item.failed_strengths == ("advisory",), "only the kit's read-only reading is not followed"
+
+
+def _degraded_copy(path: Path) -> bool:
+    """A file of a version newer than this implementation knows."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.name == "session.json":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return False
+        return isinstance(data, dict) and isinstance(data.get("version"), int) and data["version"] > 1
+    return model_entry.newer_schema_version(parse_entry_text(text).fields) is not None
+
+
+class MergesStoresContributingNothingNewer(ModelImplementation):
+    """merge_stores reads each replica as it would load it: a newer-version copy degrades to nothing, so it
+    contributes nothing to `out` and stays, untouched, in its own replica (spec 6)."""
+
+    def call(self, op, args):
+        if op != "merge_stores":
+            return super().call(op, args)
+        with tempfile.TemporaryDirectory() as scratch:
+            readable = {}
+            for side in ("local", "remote"):
+                readable[side] = Path(scratch) / side
+                shutil.copytree(args[side], readable[side], ignore=lambda folder, names: [
+                    name for name in names if (Path(folder) / name).is_file() and _degraded_copy(Path(folder) / name)])
+            return super().call(op, {**args, **{side: str(path) for side, path in readable.items()}})
+
+
+def test_a_store_merge_where_newer_copies_contribute_nothing_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, MergesStoresContributingNothingNewer(), ["merge_stores"],
+                                tmp_path)
+    assert_full(graded, result)
+    item = next(item for item in graded if item.vector.id == "merge.stores.newer-schema-entry-remote-reaches-merge")
+    assert item.failed_strengths == ("advisory",), "carrying the newer bytes into `out` is the kit's reading"
+
+
+# --- caps (spec 4.1) -------------------------------------------------------------------------
+
+def test_an_implementation_with_caps_of_one_earns_full(corpus, tmp_path):
+    # Every cap 1; parked_actions has "its own, larger cap" (4.1).
+    implementation = ModelImplementation(caps={**{name: 1 for name in DEFAULT_CAPS}, "parked_actions": 2})
+    results = [run_vector(vector, implementation, implementation.describe(), tmp_path) for vector in corpus]
+    graded, result = graded_of(corpus, results)
+    assert_full(graded, result)
+    assert not [item.vector.id for item in graded if item.result.outcome == "error"]
+
+
+# --- merges: ties, tombstones, convergence (spec 5.2, 5.3, 5.4) --------------------------------
+
+def test_equal_dates_broken_by_a_symmetric_rule_then_the_tombstone_inherited_earn_full(corpus, reference_results,
+                                                                                        tmp_path, monkeypatch):
+    # No preference for the hidden copy among equal dates: the canonical tie-break picks a copy, and a hidden
+    # copy of the identity still hides it (5.3.1). merge(M, M) = M holds; merge(M, A) = M need not.
+    monkeypatch.setattr(model_merge, "decision_rank",
+                        lambda item: (model_merge.is_purged(item), *model_merge.by_date("date")(item)))
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions", "merge_stores"],
+                                tmp_path)
+    assert_full(graded, result)
+
+
+def test_tombstones_of_both_sides_filtering_before_the_cap_earn_full(corpus, reference_results, tmp_path,
+                                                                     monkeypatch):
+    merge_current = model_merge.merge_current
+
+    def filter_then_cap(local, remote, caps, parked_at):
+        merged = merge_current(local, remote, caps, parked_at)
+        uncapped = {**caps, "completed_actions": 10**6, "completed_goals": 10**6}
+        done = model_merge.merge_tombstones(local["completed_actions"] + remote["completed_actions"], 10**6)
+        merged["next_actions"], merged["parked_actions"] = model_merge.merge_actions(local, remote, done, uncapped,
+                                                                                     parked_at)
+        goals_done = model_merge.merge_tombstones(local["completed_goals"] + remote["completed_goals"], 10**6)
+        merged["goals"] = model_merge.merge_goals(local, remote, goals_done, caps["goals"])
+        return merged
+
+    monkeypatch.setattr(model_merge, "merge_current", filter_then_cap)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions", "merge_stores"],
+                                tmp_path)
+    assert_full(graded, result)
+
+
+def test_first_seen_kept_among_copies_the_render_cannot_tell_apart_earns_full(corpus, reference_results, tmp_path,
+                                                                                monkeypatch):
+    # Equal dates, copies differing only in machine_id: whichever came first stays (the render shows no machine).
+    def by_date(field):
+        return lambda item: (model_merge.dates.sort_key(item.get(field)),
+                             model_merge.canonical({k: v for k, v in item.items() if k != "machine_id"}))
+
+    # History rows keyed by (date, machine_id, summary) as 5.2 says; of two with one key, the first seen stays.
+    def merge_history(local, remote, cap):
+        rows = {}
+        for row in [*local, *remote]:
+            key = model_merge.canonical([row.get("date"), row.get("machine_id"), row.get("summary")])
+            rows.setdefault(key, row)
+        return sorted(rows.values(), key=lambda row: model_merge.dates.sort_key(row.get("date")), reverse=True)[:cap]
+
+    monkeypatch.setattr(model_merge, "by_date", by_date)
+    monkeypatch.setattr(model_merge, "merge_history", merge_history)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions", "merge_stores"],
+                                tmp_path)
+    assert_full(graded, result)
+
+
+# --- locking (spec 4.1) ------------------------------------------------------------------------
+
+class RefusesWhileTheLockIsBusy(ModelImplementation):
+    """A writer that does not wait for a busy lock: it refuses the write, and the caller knows it was not done.
+    The concurrent calls run one after another here; every third one finds the lock taken."""
+
+    def call_in_parallel(self, jobs):
+        results = []
+        for job in jobs:
+            outcomes = []
+            for index, (op, args) in enumerate(job):
+                busy = index % 3 == 1
+                outcomes.append(ErrorResponse(0, "internal", "the store is locked by another writer; try again")
+                                if busy else self.call(op, args))
+            results.append(outcomes)
+        return results
+
+
+def test_a_writer_that_refuses_while_the_lock_is_busy_passes_the_concurrency_vectors(corpus, tmp_path):
+    implementation = RefusesWhileTheLockIsBusy()
+    concurrency = [vector for vector in corpus if vector.op == "concurrent_writes"]
+    assert concurrency
+    results = [run_vector(vector, implementation, implementation.describe(), tmp_path) for vector in concurrency]
+    assert [result.outcome for result in results] == ["pass"] * len(concurrency), [r.failures for r in results]
+
+
+class RefusesEveryConcurrentWrite(RefusesWhileTheLockIsBusy):
+    """Refuses every write made while another writer runs: nothing gets through, so nothing is shown."""
+
+    def call_in_parallel(self, jobs):
+        return [[ErrorResponse(0, "internal", "the store is locked") for _ in job] for job in jobs]
+
+
+def test_a_writer_that_refuses_every_concurrent_write_does_not_pass(corpus, tmp_path):
+    implementation = RefusesEveryConcurrentWrite()
+    vector = next(vector for vector in corpus if vector.op == "concurrent_writes")
+    result = run_vector(vector, implementation, implementation.describe(), tmp_path)
+    assert result.outcome == "fail"
+    assert [failure.check for failure in result.failures] == ["concurrent_write_accepted"]
+
+
+# --- interpretations (docs/spec-ambiguities.md): another reading never costs a level -------------
+
+def test_a_merge_that_reads_a_number_as_a_javascript_date_earns_full(corpus, reference_results, tmp_path,
+                                                                      monkeypatch):
+    parse_date = model_merge.dates.parse_date
+
+    def parse(value):  # AMB-DATES: `new Date(1767225600000)`
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value / 1000, timezone.utc)
+        return parse_date(value)
+
+    monkeypatch.setattr(model_merge.dates, "parse_date", parse)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["merge_sessions", "merge_stores"],
+                                tmp_path)
+    assert_full(graded, result)
+    assert "merge.newest.non-string-date-loses" in failing(graded, "advisory")
+
+
+LIVE_LISTS = {"add_goal": ("goals", "set_on"), "add_question": ("open_questions", "asked")}
+
+
+class RefreshesWhatIsLive(ModelImplementation):
+    """Adding a goal or question that is already live rewrites that one item with the new spelling and
+    stamps, its unknown fields kept (AMB-ADD-LIVE: the reference model leaves it as it was)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op in LIVE_LISTS and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+            name, field = LIVE_LISTS[op]
+            stamp = self.context.stamp()
+            session["current"][name] = [
+                {**item, "text": args["text"], field: stamp.now, "machine_id": stamp.machine_id}
+                if isinstance(item, dict) and item_key(item) == item_key({"text": args["text"]}) else item
+                for item in session["current"][name]]
+            atomic_write(path, json.dumps(session, indent=2).encode("utf-8"))
+        return outcome
+
+
+def test_a_writer_that_refreshes_a_live_goal_or_question_on_add_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, RefreshesWhatIsLive(), list(LIVE_LISTS), tmp_path)
+    assert_full(graded, result)
+
+
+def test_a_reader_that_trims_every_unicode_space_off_plain_values_earns_full(corpus, reference_results, tmp_path,
+                                                                             monkeypatch):
+    # AMB-FRONTMATTER-YAML: YAML trims only spaces and tabs; Python's str.strip() also a no-break space.
+    plain_scalar = model_frontmatter._plain_scalar
+    monkeypatch.setattr(model_frontmatter, "_plain_scalar", lambda raw: plain_scalar(raw.strip()))
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert_full(graded, result)
