@@ -22,7 +22,7 @@ from typing import Iterator
 
 from conformance.model import frontmatter
 from conformance.model.dates import sort_key
-from conformance.model.entry import newer_schema_version, read_entry
+from conformance.model.entry import is_live, newer_schema_version, read_entry
 from conformance.model.merge import merge_session_texts
 from conformance.model.session import DEFAULT_CAPS, load_session_text, render
 from conformance.model.writer import SESSION_OPS, Stamp, WriterError
@@ -68,6 +68,8 @@ def read_store(store: Path | str) -> dict:
     """What a reader of `store` presents: the protocol's `read_store` result."""
     store = Path(store)
     entries = [read_entry(path.stem, decode(path.read_bytes())) for path in entry_paths(store)]
+    for entry in entries:
+        entry["live"] = is_live(entry)
     loaded = load_session_text(read_text(store / SESSION_FILE))
     session = {"status": loaded.status, "live": render(loaded.session)}
     if loaded.reason:

@@ -39,6 +39,7 @@ from conformance.runner.implementations import Implementation
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
     FEATURES,
+    REPORTS,
     Expectation,
     ExpansionProblem,
     Vector,
@@ -88,7 +89,7 @@ class _Stop(Exception):
 def required_ops(vector: Vector) -> list[str]:
     """The protocol ops a vector sends (for an expanded vector)."""
     if vector.op == "write":
-        return sorted({step["op"] for step in vector.input["steps"]})
+        return sorted({step["op"] for step in vector.input["steps"] if "op" in step})
     if vector.op == "concurrent_writes":
         return ["add_next_action"]
     if vector.base is not None:
@@ -171,6 +172,12 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if missing:
         return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
                             detail=f"the adapter does not declare op{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    unreported = [report for report in vector.reports if report not in described.reports]
+    if unreported:
+        # What the vector decides cannot be shown without the report: like a missing op, it blocks its level.
+        return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
+                            detail=f"the adapter does not declare the read_store report{'s' if len(unreported) > 1 else ''} "
+                                   f"{', '.join(unreported)} (describe `reports`, spec {REPORTS[unreported[0]]})")
     # Made by the ops that put a store in it (merge_sessions sends texts only):
     # on a slow disk a directory made and removed per vector is most of a run.
     scratch = (Path(workdir) / _scratch_name(vector.id)).resolve()
@@ -273,10 +280,27 @@ def store_document(store: Path) -> dict:
             document["session"] = json.loads(raw_text)
         except ValueError:
             pass
+    document["machine_ids"] = stamped_machine_ids(document.get("session"))
     read = model_store.read_store(store)
     document["entries"] = _entries_by_link(read["entries"])
     document["files"] = file_texts(snapshot(store))
     return document
+
+
+def stamped_machine_ids(session: object) -> list[str]:
+    """Every machine id a stored session names: the `machines` keys and the
+    `machine_id` of every item and history row (spec 4.1: UUIDs MUST NOT
+    change, so one machine writing leaves one)."""
+    if not isinstance(session, dict):
+        return []
+    found = set(session["machines"]) if isinstance(session.get("machines"), dict) else set()
+    current = session.get("current") if isinstance(session.get("current"), dict) else {}
+    lists = [*current.values(), session.get("history")]
+    for items in lists:
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("machine_id"), str):
+                found.add(item["machine_id"])
+    return sorted(found)
 
 
 def _entries_by_link(entries: object) -> dict:
@@ -341,6 +365,11 @@ def run_write(vector: Vector, session: _Session, caps: dict) -> Built:
     failures: list[CheckFailure] = []
     steps: list[dict] = []
     for index, step in enumerate(vector.input["steps"]):
+        if "put_files" in step:
+            # What happens to the store between two writes (a crash, another tool): no request.
+            materialise_store({"files": step["put_files"]}, vector.root, store)
+            steps.append({"put_files": sorted(step["put_files"]), "ok": True})
+            continue
         args = {**step.get("args", {}), "store": str(store)}
         response = session.call(step["op"], args, step.get("feature"))
         if isinstance(response, OkResponse):

@@ -53,6 +53,9 @@ FEATURES = {"purge": "5.3.1"}
 # What an implementation that declares no `choices` in describe is taken to
 # have chosen where the spec offers a choice (docs/adapter-protocol.md, E14).
 DEFAULT_CHOICES = {"entry_file_merge": "newest"}
+# Optional reports of read_store a vector can need (its `reports`), and the
+# spec section whose MUST each one shows (docs/adapter-protocol.md, E15).
+REPORTS = {"entry_live": "8"}
 _COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
 _TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -98,6 +101,7 @@ class Vector:
     note: str | None = None
     min_caps: dict = field(default_factory=dict)   # cap -> the least value the vector can run with
     choices: dict = field(default_factory=dict)    # choice -> the value the vector needs
+    reports: tuple[str, ...] = ()                  # optional read_store reports it needs (E15)
     derived: str | None = None                     # "swapped" / "idempotent": a metamorphic check of `base`
     base: Vector | None = None
 
@@ -304,6 +308,7 @@ def _vector(raw: dict, shown: str, root: Path) -> Vector:
         note=raw.get("note") or raw.get("description"),
         min_caps=dict(raw.get("min_caps", {})),
         choices=dict(raw.get("choices", {})),
+        reports=tuple(raw.get("reports", ())),
     )
 
 
@@ -557,6 +562,8 @@ def as_raw(vector: Vector) -> dict:
     for key in ("min_caps", "choices"):
         if getattr(vector, key):
             raw[key] = getattr(vector, key)
+    if vector.reports:
+        raw["reports"] = list(vector.reports)
     return raw
 
 

@@ -1234,11 +1234,27 @@ function entryNames(store) {
 }
 
 /** What a reader of the store presents (protocol read_store). Never writes, not even a quarantine copy. */
+// The date field an entry's temporal tombstone (done_at) is compared with (spec 5.3.2).
+const TEMPORAL_DATE_FIELDS = { goal: 'set_on', next_action: 'added' };
+
+/**
+ * Whether a reader renders an entry as live (spec 5.3, 8; the protocol's
+ * entry `live`, extension E15): not a hidden decision, nor a goal or next
+ * action whose done_at is not earlier than its set_on / added.
+ */
+function isLive(entry) {
+  if (entry.status === 'quarantined') return false;
+  if (entry.type === 'decision') return entry.fields.hidden !== true;
+  const dateField = TEMPORAL_DATE_FIELDS[entry.type];
+  if (dateField === undefined || !has(entry.fields, 'done_at')) return true;
+  return sortKey(entry.fields[dateField]) > sortKey(entry.fields.done_at);
+}
+
 function readStore(store) {
   checkDir(store);
   const entries = entryNames(store).map((name) => {
     const { legacy: _, ...entry } = readEntry(name.slice(0, -3), fs.readFileSync(path.join(store, MEMORY_DIR, name), 'utf8'));
-    return entry;
+    return { ...entry, live: isLive(entry) };
   });
   const loaded = loadSessionText(readIfExists(path.join(store, SESSION_FILE)));
   const session = { status: loaded.status, live: render(loaded.session) };
