@@ -2,7 +2,7 @@
 """Mutant 41: complete_next_action, complete_goal and hide_decision find their item by substring.
 
 Breaks spec 5.1 (an op names one identity: the whole text, trimmed and
-case-folded), requirements S5.1-same-identity-same-item and
+case-folded; completing, 5.3.2, and hiding, 5.3.1, act on that identity), requirements S5.1-same-identity-same-item and
 S5.3.2-complete-removes-and-records. Level: writer.
 
 The writer looks the item up with `normalized_item.includes(normalized_text)`,
