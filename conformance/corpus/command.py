@@ -41,7 +41,7 @@ from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
-OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes")
+OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes", "atomic_merges")
 _AMBIGUITY_HEADING = re.compile(r"^#{2,3}\s+(AMB-[A-Z0-9-]+)\b", re.MULTILINE)
 
 

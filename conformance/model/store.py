@@ -282,10 +282,12 @@ def merge_stores(local: Path | str, remote: Path | str, out: Path | str, caps: d
     sessions = [read_bytes(store / SESSION_FILE) for store in (local, remote)]
     texts = [None if data is None else decode(data) for data in sessions]
     if any(text is not None for text in texts):
-        atomic_write(out / SESSION_FILE, session_bytes(merge_session_texts(*texts, caps=caps)))
-        for data, text in zip(sessions, texts):
-            if data is not None and load_session_text(text).status == "degraded":
-                keep_beside(out / SESSION_FILE, data)
+        # Written like a writer writes it (spec 4.1): under the store's lock, atomically.
+        with locked(out):
+            atomic_write(out / SESSION_FILE, session_bytes(merge_session_texts(*texts, caps=caps)))
+            for data, text in zip(sessions, texts):
+                if data is not None and load_session_text(text).status == "degraded":
+                    keep_beside(out / SESSION_FILE, data)
 
 
 def _merged_entry(name: str, copies: list[bytes]) -> tuple[bytes, list[bytes]]:

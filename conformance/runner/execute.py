@@ -6,8 +6,9 @@ vector's checks point into (docs/architecture.md, "Result documents"): for
 `write` and `merge_stores` it reads the store itself with the reference
 model, never through the adapter. Two vectors are driven by the runner:
 `concurrent_writes` (spec 4.1: a locked read-mutate-write cycle loses no
-update) and `atomic_writes` (spec 4.1: a reader never sees a half-written
-session.json). Derived vectors (`conformance.runner.derived`) re-run a
+update), `atomic_writes` (spec 4.1: a reader never sees a half-written
+session.json) and `atomic_merges` (the same for the session.json that
+`merge_stores` writes). Derived vectors (`conformance.runner.derived`) re-run a
 merge vector's inputs swapped and re-merged (spec 5.4).
 
 The outcome is `pass`, `fail` (with the failed checks, each carrying the
@@ -96,6 +97,8 @@ def required_ops(vector: Vector) -> list[str]:
         return required_ops(vector.base)
     if vector.op == "atomic_writes":
         return ["add_question", "record_session"]
+    if vector.op == "atomic_merges":
+        return ["merge_stores"]
     return [vector.op]
 
 
@@ -540,6 +543,49 @@ class _SessionFilePoller:
         self.thread.join()
 
 
+def _partial_read_failure(vector: Vector, poller: _SessionFilePoller, document: dict, what: str) -> CheckFailure | None:
+    """The failure at /partial_reads when the poller saw session.json half-written."""
+    document.update({"reads": poller.reads, "partial_reads": poller.partial_reads})
+    if poller.first_partial is None:
+        return None
+    document["first_partial"] = first = poller.first_partial
+    return CheckFailure(
+        "/partial_reads", "atomic", 0, poller.partial_reads,
+        f"{poller.partial_reads} of {poller.reads} reads of session.json{what} were not whole JSON; "
+        f"the first (read {first['read']}, {first['bytes']} bytes, starting {first['head']!r}) failed: "
+        f"{first['error']}. Write a temp file and rename it (spec 4.1)",
+        requirements=vector.requirements)
+
+
+def run_atomic_merges(vector: Vector, session: _Session, caps: dict) -> Built:
+    """N merge_stores into one out directory while a reader polls out/session.json:
+    the merged session is written atomically too (spec 4.1)."""
+    local, remote, out = (session.scratch / name for name in ("local", "remote", "out"))
+    local_original = materialise_store(vector.input["local"], vector.root, local)
+    remote_original = materialise_store(vector.input["remote"], vector.root, remote)
+    out.mkdir(parents=True)
+    failures: list[CheckFailure] = []
+    with _SessionFilePoller(out / model_store.SESSION_FILE) as poller:
+        for index in range(vector.input["merges"]):
+            if index:
+                # `out` is an empty directory for every merge (the op's contract).
+                for child in list(out.iterdir()):
+                    shutil.rmtree(child) if child.is_dir() else child.unlink()
+            args = {"local": str(local), "remote": str(remote), "out": str(out)}
+            # Only the first call is recorded: the others are the same.
+            response = session.call("merge_stores", args) if index == 0 else \
+                session.judge("merge_stores", session.implementation.call("merge_stores", args))
+            if isinstance(response, ErrorResponse):
+                failures.append(_response_failure(vector, "merge_stores", response, f"/merges/{index}"))
+                break
+    document = store_document(out)
+    partial = _partial_read_failure(vector, poller, document, " in the merged store")
+    failures += [partial] if partial else []
+    files = FileContext({"files": {}, "local_files": local_original, "remote_files": remote_original},
+                        {"files": snapshot(out), "local_files": snapshot(local), "remote_files": snapshot(remote)})
+    return document, files, failures
+
+
 def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
     """N writes while a reader polls session.json: no read may be partial (spec 4.1)."""
     store = session.scratch / "store"
@@ -558,16 +604,8 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
                 failures.append(_response_failure(vector, op, response, f"/writes/{index}"))
                 break
     document = store_document(store)
-    document.update({"reads": poller.reads, "partial_reads": poller.partial_reads})
-    if poller.first_partial is not None:
-        document["first_partial"] = poller.first_partial
-        first = poller.first_partial
-        failures.append(CheckFailure(
-            "/partial_reads", "atomic", 0, poller.partial_reads,
-            f"{poller.partial_reads} of {poller.reads} reads of session.json were not whole JSON; "
-            f"the first (read {first['read']}, {first['bytes']} bytes, starting {first['head']!r}) failed: "
-            f"{first['error']}. Write a temp file and rename it (spec 4.1)",
-            requirements=vector.requirements))
+    partial = _partial_read_failure(vector, poller, document, "")
+    failures += [partial] if partial else []
     return document, FileContext({"files": original}, {"files": snapshot(store)}), failures
 
 
@@ -723,4 +761,5 @@ OPS = {
     "merge_stores": run_merge_stores,
     "concurrent_writes": run_concurrent_writes,
     "atomic_writes": run_atomic_writes,
+    "atomic_merges": run_atomic_merges,
 }

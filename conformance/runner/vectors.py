@@ -46,7 +46,7 @@ CHECK_KEYWORDS = (
     "count", "matches", "stamped", "unchanged", "preserved",
 )
 # Ops the runner drives itself, judged by the runner's own check.
-RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes")
+RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes", "atomic_merges")
 # MAY features of the spec a write step can use (its `feature`), and the spec
 # section that makes each optional.
 FEATURES = {"purge": "5.3.1"}

@@ -49,7 +49,8 @@ def test_corpus_size_and_areas(corpus):
     areas = {vector.id.split(".")[0] for vector in corpus.vectors}
     assert {"merge", "read", "write"} <= areas
     ops = {vector.op for vector in corpus.vectors}
-    assert ops == {"merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes"}
+    assert ops == {"merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes",
+                   "atomic_merges"}
 
 
 def test_every_ambiguity_of_the_brief_is_exercised(corpus):
