@@ -88,9 +88,7 @@ def is_live(entry: dict) -> bool:
     not a decision with `hidden: true` (5.3.1, purged or not), nor a goal or
     next action whose `done_at` is not earlier than its `set_on` / `added`
     (5.3.2: a missing or unparseable date is the epoch, 5.2). A quarantined
-    entry is not interpreted (spec 6), so it is not shown as live either."""
-    if entry["status"] == "quarantined":
-        return False
+    entry has no fields to read (spec 6): it is listed as it is."""
     fields = entry["fields"]
     if entry["type"] == "decision":
         return fields.get("hidden") is not True

@@ -105,8 +105,8 @@ def _complete(session: dict, text: str, stamp: Stamp, open_lists: tuple[str, ...
     for name in open_lists:
         current[name], removed = _without(current[name], key)
         found.extend(removed)
-    done_at = max([stamp.now, *(item[date_field] for item in found if dates.parse_date(item.get(date_field)))],
-                  key=dates.sort_key)
+    # An undated or unparseable copy sorts as the epoch (5.2), so now wins over it.
+    done_at = max([stamp.now, *(item.get(date_field) for item in found)], key=dates.sort_key)
     current[tombstones] = _record_tombstone(current[tombstones], found[0]["text"] if found else text, done_at, cap)
     return session, [] if found else [f"not open here, tombstone recorded anyway: {text!r}"]
 

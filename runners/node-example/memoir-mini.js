@@ -761,7 +761,7 @@ function completeIn(session, ctx, text, lists, tombstones, dateField) {
   // suppresses the very copy it completes on the next merge (AMB-FUTURE-DATED).
   let doneAt = ctx.now;
   for (const item of found) {
-    if (parseDate(item[dateField]) !== null && sortKey(item[dateField]) > sortKey(doneAt)) doneAt = item[dateField];
+    if (sortKey(item[dateField]) > sortKey(doneAt)) doneAt = item[dateField];
   }
   session.current[tombstones] = recordTombstone(session.current[tombstones], recorded, doneAt, ctx.caps[tombstones]);
   return { text: recorded, done_at: doneAt };
@@ -1249,7 +1249,6 @@ const TEMPORAL_DATE_FIELDS = { goal: 'set_on', next_action: 'added' };
  * action whose done_at is not earlier than its set_on / added.
  */
 function isLive(entry) {
-  if (entry.status === 'quarantined') return false;
   if (entry.type === 'decision') return entry.fields.hidden !== true;
   const dateField = TEMPORAL_DATE_FIELDS[entry.type];
   if (dateField === undefined || !has(entry.fields, 'done_at')) return true;
