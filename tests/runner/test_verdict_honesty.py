@@ -124,7 +124,8 @@ class NoLegacyReader(ModelImplementation):
         name = fields.get("name")
         return {"link": found["link"], "status": "ok" if kind in model_entry.ENTRY_TYPES else "opaque",
                 "type": kind if isinstance(kind, str) else None, "name": name if isinstance(name, str) else None,
-                "fields": fields, "body": parsed.body, "links": model_entry.wikilinks(parsed.body)}
+                "fields": fields, "body": parsed.body, "links": model_entry.wikilinks(parsed.body),
+                "live": found["live"]}
 
 
 class RendersHiddenReader(ModelImplementation):
