@@ -27,6 +27,8 @@ from conformance.model.writer import SESSION_OPS, Stamp, WriterError
 READER_OPS = ("read_store",)
 WRITER_OPS = (*SESSION_OPS, "write_entry", "update_entry")
 FULL_OPS = ("merge_sessions", "merge_stores")
+# The optional read_store reports the reference gives (docs/adapter-protocol.md, E15).
+REPORTS = ("entry_live",)
 
 
 class OpError(Exception):
@@ -79,6 +81,7 @@ def describe(name: str = "memoir-conform reference model", caps: dict | None = N
         "claims": ["reader", "writer", "full"],
         "ops": ["describe", *READER_OPS, *WRITER_OPS, *FULL_OPS],
         "caps": dict(caps or DEFAULT_CAPS),
+        "reports": list(REPORTS),
     }
 
 

@@ -39,7 +39,9 @@ COMMON_PLACEHOLDERS = ("config_dir",)
 
 _SHARED_KEYS = ("shell", "cwd", "env", "timeout", "invalid_input", "unsupported")
 _OP_KEYS = ("command", "stdin", "result", "pointer", "file", *_SHARED_KEYS)
-_DESCRIBE_KEYS = ("name", "version", "version_command", "spec", "claims", "caps")
+_DESCRIBE_KEYS = ("name", "version", "version_command", "spec", "claims", "caps", "reports")
+# The optional read_store reports a tool may declare (docs/adapter-protocol.md, E15).
+KNOWN_REPORTS = ("entry_live",)
 _TOP_KEYS = ("describe", "defaults", "ops")
 
 
@@ -72,6 +74,7 @@ class CliConfig:
     caps: Mapping[str, int]
     ops: Mapping[str, Invocation]
     notes: tuple[str, ...] = ()
+    reports: tuple[str, ...] = ()         # the read_store command's output carries these (E15)
 
     @property
     def config_dir(self) -> Path:
@@ -87,6 +90,7 @@ class CliConfig:
             "claims": list(self.claims),
             "ops": list(self.ops),
             "caps": dict(self.caps),
+            **({"reports": list(self.reports)} if self.reports else {}),
         }
 
     def longest_timeout(self) -> float | None:
@@ -205,10 +209,19 @@ class _Reader:
         spec = self.string(describe, "spec", "describe") or SPEC_VERSION
         claims = self.claims(describe, ops)
         caps = self.caps(describe)
+        reports = self.reports(describe)
         if self.problems:
             return None
         return CliConfig(self.path, name, version or "unknown", version_command, spec, claims, caps, ops,
-                         tuple(self.notes))
+                         tuple(self.notes), reports)
+
+    def reports(self, describe: Mapping) -> tuple[str, ...]:
+        reports = describe.get("reports", [])
+        if not (isinstance(reports, list) and all(report in KNOWN_REPORTS for report in reports)):
+            self.problem("describe.reports", f"a list of {', '.join(KNOWN_REPORTS)} (the read_store output carries "
+                                             f"`live` on every entry); found {reports!r}")
+            return ()
+        return tuple(dict.fromkeys(reports))
 
     def claims(self, describe: Mapping, ops: Mapping[str, Invocation]) -> tuple[str, ...]:
         if "claims" not in describe:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import resources
+from conformance.corpus.boundary_subjects import MEMBER_SOURCES, Subject
 from conformance.corpus.requirements import IndexProblem, Requirement
 
 BOUNDARY_FILE = "boundaries.json"
@@ -38,6 +39,7 @@ class BoundaryKind:
 class BoundaryIndex:
     kinds: tuple[BoundaryKind, ...]
     applies: dict[str, tuple[str, ...]]     # requirement id -> names of the kinds that apply
+    subjects: tuple[Subject, ...] = ()      # ops and lists every member of which needs its kinds
 
     def kind(self, name: str) -> BoundaryKind | None:
         return next((kind for kind in self.kinds if kind.name == name), None)
@@ -79,7 +81,22 @@ def load_boundaries(path: Path | None = None) -> tuple[BoundaryIndex | None, lis
         if unknown:
             problems.append(IndexProblem(f"{path.name} applies[{rid}]", f"unknown kind(s): {', '.join(unknown)}"))
         applies[rid] = tuple(name for name in listed if name in names)
-    return BoundaryIndex(tuple(kinds), applies), problems
+    subjects = []
+    for position, row in enumerate(data.get("subjects", [])):
+        where = f"{path.name} subjects[{position}]"
+        if not (isinstance(row, dict) and all(isinstance(row.get(key), str) for key in ("name", "description", "members"))
+                and isinstance(row.get("kinds"), list) and all(isinstance(name, str) for name in row["kinds"])):
+            problems.append(IndexProblem(where, "a subject is {name, description, members, kinds (a list of kind names)}"))
+            continue
+        if row["members"] not in MEMBER_SOURCES:
+            problems.append(IndexProblem(where, f"members must be one of {', '.join(MEMBER_SOURCES)}"))
+            continue
+        unknown = sorted(set(row["kinds"]) - names)
+        if unknown:
+            problems.append(IndexProblem(where, f"unknown kind(s): {', '.join(unknown)}"))
+        subjects.append(Subject(row["name"], row["description"], row["members"],
+                                tuple(name for name in row["kinds"] if name in names)))
+    return BoundaryIndex(tuple(kinds), applies, tuple(subjects)), problems
 
 
 def index_problems(index: BoundaryIndex, requirements: list[Requirement]) -> list[IndexProblem]:

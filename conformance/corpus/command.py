@@ -41,7 +41,7 @@ from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
-OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes")
+OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes", "atomic_merges")
 
 
 def register(subparsers) -> None:
@@ -304,6 +304,9 @@ def print_report(report: coverage_module.CoverageReport, boundaries: BoundaryInd
     if boundaries is not None:
         gaps = report.boundary_gaps()
         print(report.boundary_line() + (": missing " + ", ".join(f"{rid} {kind}" for rid, kind in gaps) if gaps else ""))
+        missing = report.subject_gaps()
+        print(report.subject_line() + (": missing " + ", ".join(f"{case.member} {case.kind}" for case in missing)
+                                       if missing else ""))
 
 
 # Where a boundary vector runs, by its level (spec 8): read_store, writer ops, merges.
@@ -324,6 +327,15 @@ def print_boundaries(report: coverage_module.CoverageReport, boundaries: Boundar
     print(f"boundary cases per MUST requirement ({BOUNDARY_FILE}; vectors tagged boundary-<kind>)")
     print(tabulate(table, headers=["requirement", *names]))
     print()
+    for subject in boundaries.subjects:
+        cases = [case for case in report.subject_cases if case.subject == subject.name]
+        by_member: dict[str, dict[str, str]] = {}
+        for case in cases:
+            by_member.setdefault(case.member, {})[case.kind] = f"{len(case.vectors)} vector(s)" if case.covered else "MISSING"
+        print(f"boundary subject: {subject.name} ({subject.description})")
+        print(tabulate([[member, *(cells[kind] for kind in subject.kinds)] for member, cells in by_member.items()],
+                       headers=[subject.members, *subject.kinds]))
+        print()
 
 
 def _clip(text: str, width: int = 90) -> str:

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from conformance import SPEC_VERSION
-from conformance.corpus.boundaries import BoundaryIndex
+from conformance.corpus import boundary_subjects
+from conformance.corpus.boundaries import TAG_PREFIX, BoundaryIndex
 from conformance.corpus.requirements import Requirement, section_key
 from conformance.corpus.requirements import version_key
 from conformance.runner.vectors import LEVELS, Vector
@@ -103,6 +104,8 @@ class CoverageReport:
     rows: list[RequirementCoverage]
     # vector id -> requirement ids it cites that the index does not have
     unknown_references: dict[str, list[str]] = field(default_factory=dict)
+    # per member of a boundary subject (an op with a text argument, a keyed list, ...) and kind
+    subject_cases: list[boundary_subjects.MemberCoverage] = field(default_factory=list)
 
     def tally(self, strength: str) -> Tally:
         rows = [row for row in self.rows if row.requirement.strength == strength]
@@ -130,6 +133,14 @@ class CoverageReport:
         covered = sum(1 for _, boundary in cases if boundary.covered)
         return f"boundary cases: {covered}/{len(cases)} covered (requirement x kind, vectors/boundaries.json)"
 
+    def subject_gaps(self) -> list[boundary_subjects.MemberCoverage]:
+        """Every member of a boundary subject without a deciding vector of a kind it needs."""
+        return [case for case in self.subject_cases if not case.covered]
+
+    def subject_line(self) -> str:
+        covered = sum(1 for case in self.subject_cases if case.covered)
+        return f"boundary subjects: {covered}/{len(self.subject_cases)} covered (op or list x kind, vectors/boundaries.json)"
+
     def gaps(self, strength: str = "MUST") -> list[RequirementCoverage]:
         """Testable, vector-checked requirements of this strength without a non-ambiguous vector."""
         return [row for row in self.rows
@@ -150,6 +161,9 @@ class CoverageReport:
             "gaps": [row.requirement.id for row in self.gaps("MUST") + self.gaps("SHOULD")],
             "boundary_summary": self.boundary_line(),
             "boundary_gaps": [f"{rid}: {kind}" for rid, kind in self.boundary_gaps()],
+            "subject_summary": self.subject_line(),
+            "subject_gaps": [f"{case.member}: {case.kind}" for case in self.subject_gaps()],
+            "subjects": [case.to_json() for case in self.subject_cases],
             "unknown_references": self.unknown_references,
             "requirements": [row.to_json() for _, rows in self.sections() for row in rows],
         }
@@ -206,7 +220,9 @@ def compute(requirements: Iterable[Requirement], vectors: Iterable[Vector], spec
         for rid, requirement in wanted.items()
     ]
     rows.sort(key=lambda row: (section_key(row.requirement.section), row.requirement.id))
-    return CoverageReport(spec, rows, unknown)
+    cases = (boundary_subjects.compute(boundaries.subjects, vectors, lambda kind: TAG_PREFIX + kind)
+             if boundaries is not None else [])
+    return CoverageReport(spec, rows, unknown, cases)
 
 
 def validator_rules_by_section() -> dict[str, list[str]]:

@@ -22,7 +22,7 @@ from conformance.corpus.requirements import IMPLEMENTATION_LEVELS, Requirement
 TODO = "TODO"
 DEFAULT_OP = {"reader": "read_store", "writer": "write", "full": "merge_sessions"}
 AREA = {"read_store": "read", "write": "write", "merge_sessions": "merge", "merge_stores": "merge",
-        "concurrent_writes": "write", "atomic_writes": "write"}
+        "concurrent_writes": "write", "atomic_writes": "write", "atomic_merges": "merge"}
 _EMPTY_SESSION = {"version": 1, "current": {}}
 
 
@@ -59,6 +59,9 @@ def skeleton_input(op: str) -> dict:
         return {"processes": 2, "actions_per_process": 5}
     if op == "atomic_writes":
         return {"writes": 20}
+    if op == "atomic_merges":
+        return {"merges": 20, "local": {"files": {"session.json": dict(_EMPTY_SESSION)}},
+                "remote": {"files": {"session.json": dict(_EMPTY_SESSION)}}}
     raise ScaffoldError(f"unknown op {op!r}")
 
 

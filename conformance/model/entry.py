@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from conformance.model.dates import sort_key
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
 
 ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
@@ -75,6 +76,25 @@ def read_parsed(link: str, parsed: ParsedEntry) -> dict:
         "name": entry_name(fields, body, link), "fields": fields, "body": body,
         "links": wikilinks(body), "legacy": legacy,
     }
+
+
+# The date field a temporal tombstone (`done_at`) of an entry is compared with (spec 5.3.2).
+TEMPORAL_DATE_FIELDS = {"goal": "set_on", "next_action": "added"}
+
+
+def is_live(entry: dict) -> bool:
+    """Whether a reader renders `entry` (a `read_entry` result) as live (spec 5.3, 8):
+    not a decision with `hidden: true` (5.3.1, purged or not), nor a goal or
+    next action whose `done_at` is not earlier than its `set_on` / `added`
+    (5.3.2: a missing or unparseable date is the epoch, 5.2). A quarantined
+    entry has no fields to read (spec 6): it is listed as it is."""
+    fields = entry["fields"]
+    if entry["type"] == "decision":
+        return fields.get("hidden") is not True
+    date_field = TEMPORAL_DATE_FIELDS.get(entry["type"])
+    if date_field is None or "done_at" not in fields:
+        return True
+    return sort_key(fields.get(date_field)) > sort_key(fields["done_at"])
 
 
 def newer_schema_version(fields: dict) -> int | None:

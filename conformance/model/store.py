@@ -22,7 +22,7 @@ from typing import Iterator
 
 from conformance.model import frontmatter
 from conformance.model.dates import sort_key
-from conformance.model.entry import newer_schema_version, read_entry
+from conformance.model.entry import is_live, newer_schema_version, read_entry
 from conformance.model.merge import merge_session_texts
 from conformance.model.session import DEFAULT_CAPS, load_session_text, render
 from conformance.model.writer import SESSION_OPS, Stamp, WriterError
@@ -81,6 +81,8 @@ def entry_files(files: dict[str, bytes]) -> list[tuple[str, bytes]]:
 def store_from_bytes(entry_bytes: list[tuple[str, bytes]], session_bytes: bytes | None) -> dict:
     """`read_store` of a store already read: its entry files as (link, bytes), its session.json or None."""
     entries = [read_entry(link, decode(data)) for link, data in entry_bytes]
+    for entry in entries:
+        entry["live"] = is_live(entry)
     loaded = load_session_text(None if session_bytes is None else decode(session_bytes))
     session = {"status": loaded.status, "live": render(loaded.session)}
     if loaded.reason:
@@ -293,10 +295,12 @@ def merge_stores(local: Path | str, remote: Path | str, out: Path | str, caps: d
     sessions = [read_bytes(store / SESSION_FILE) for store in (local, remote)]
     texts = [None if data is None else decode(data) for data in sessions]
     if any(text is not None for text in texts):
-        atomic_write(out / SESSION_FILE, session_bytes(merge_session_texts(*texts, caps=caps)))
-        for data, text in zip(sessions, texts):
-            if data is not None and load_session_text(text).status == "degraded":
-                keep_beside(out / SESSION_FILE, data)
+        # Written like a writer writes it (spec 4.1): under the store's lock, atomically.
+        with locked(out):
+            atomic_write(out / SESSION_FILE, session_bytes(merge_session_texts(*texts, caps=caps)))
+            for data, text in zip(sessions, texts):
+                if data is not None and load_session_text(text).status == "degraded":
+                    keep_beside(out / SESSION_FILE, data)
 
 
 def _merged_entry(name: str, copies: list[bytes]) -> tuple[bytes, list[bytes]]:

@@ -92,9 +92,12 @@ def add_next_action(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFA
     return session, log
 
 
-def _complete(session: dict, text: str, stamp: Stamp, open_lists: tuple[str, ...], tombstones: str, cap: int):
+def _complete(session: dict, text: str, stamp: Stamp, open_lists: tuple[str, ...], tombstones: str, cap: int,
+              date_field: str):
     """Remove the identity from its open lists AND record the temporal tombstone
-    (5.3.2): removal alone would be undone by the next merge with a stale replica."""
+    (5.3.2): removal alone would be undone by the next merge with a stale replica.
+    `done_at` is now, or the date of a completed copy dated after the clock, so
+    that the tombstone suppresses the very copy it completes (AMB-FUTURE-DATED)."""
     key = _identity(text)
     session = _begin(session, stamp)
     current = session["current"]
@@ -102,14 +105,16 @@ def _complete(session: dict, text: str, stamp: Stamp, open_lists: tuple[str, ...
     for name in open_lists:
         current[name], removed = _without(current[name], key)
         found.extend(removed)
-    current[tombstones] = _record_tombstone(current[tombstones], found[0]["text"] if found else text, stamp.now, cap)
+    # An undated or unparseable copy sorts as the epoch (5.2), so now wins over it.
+    done_at = max([stamp.now, *(item.get(date_field) for item in found)], key=dates.sort_key)
+    current[tombstones] = _record_tombstone(current[tombstones], found[0]["text"] if found else text, done_at, cap)
     return session, [] if found else [f"not open here, tombstone recorded anyway: {text!r}"]
 
 
 def complete_next_action(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
     """A live or parked action alike (4.1: a parked action MUST be completable)."""
     return _complete(session, text, stamp, ("next_actions", "parked_actions"), "completed_actions",
-                     caps["completed_actions"])
+                     caps["completed_actions"], "added")
 
 
 def add_goal(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
@@ -125,7 +130,7 @@ def add_goal(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAP
 
 def complete_goal(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):
     """Records a completed_goals tombstone (5.3.2, v0.1.2)."""
-    return _complete(session, text, stamp, ("goals",), "completed_goals", caps["completed_goals"])
+    return _complete(session, text, stamp, ("goals",), "completed_goals", caps["completed_goals"], "set_on")
 
 
 def add_question(session: dict, *, text: str, stamp: Stamp, caps: dict = DEFAULT_CAPS):

@@ -134,6 +134,8 @@ class Describe:
     # Where the spec offers a choice, the one this implementation made
     # (docs/adapter-protocol.md, extension E14); absent: the spec's first option.
     choices: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # Optional reports of read_store the adapter gives (extension E15), e.g. `entry_live`.
+    reports: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, document: Any, *, at: str = "") -> Describe:
@@ -151,6 +153,7 @@ class Describe:
             ops=tuple(document["ops"]),
             caps=MappingProxyType(dict(document["caps"])),
             choices=MappingProxyType(dict(document.get("choices", {}))),
+            reports=tuple(document.get("reports", ())),
         )
 
     def to_json(self) -> dict:
@@ -163,6 +166,7 @@ class Describe:
             "ops": list(self.ops),
             "caps": dict(self.caps),
             **({"choices": dict(self.choices)} if self.choices else {}),
+            **({"reports": list(self.reports)} if self.reports else {}),
         }
 
     def supports(self, op: str) -> bool:

@@ -6,8 +6,9 @@ vector's checks point into (docs/architecture.md, "Result documents"): for
 `write` and `merge_stores` it reads the store itself with the reference
 model, never through the adapter. Two vectors are driven by the runner:
 `concurrent_writes` (spec 4.1: a locked read-mutate-write cycle loses no
-update) and `atomic_writes` (spec 4.1: a reader never sees a half-written
-session.json). Derived vectors (`conformance.runner.derived`) re-run a
+update), `atomic_writes` (spec 4.1: a reader never sees a half-written
+session.json) and `atomic_merges` (the same for the session.json that
+`merge_stores` writes). Derived vectors (`conformance.runner.derived`) re-run a
 merge vector's inputs swapped and re-merged (spec 5.4).
 
 The outcome is `pass`, `fail` (with the failed checks, each carrying the
@@ -53,6 +54,7 @@ from conformance.runner.invariants import (
 from conformance.runner.vectors import (
     DEFAULT_CHOICES,
     FEATURES,
+    REPORTS,
     Expectation,
     ExpansionProblem,
     Vector,
@@ -101,13 +103,15 @@ class _Stop(Exception):
 def required_ops(vector: Vector) -> list[str]:
     """The protocol ops a vector sends (for an expanded vector)."""
     if vector.op == "write":
-        return sorted({step["op"] for step in vector.input["steps"]})
+        return sorted({step["op"] for step in vector.input["steps"] if "op" in step})
     if vector.op == "concurrent_writes":
         return ["add_next_action"]
     if vector.base is not None:
         return required_ops(vector.base)
     if vector.op == "atomic_writes":
         return ["add_question", "record_session"]
+    if vector.op == "atomic_merges":
+        return ["merge_stores"]
     return [vector.op]
 
 
@@ -186,6 +190,12 @@ def run_vector(vector: Vector, implementation: Implementation, described: Descri
     if missing:
         return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
                             detail=f"the adapter does not declare op{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    unreported = [report for report in vector.reports if report not in described.reports]
+    if unreported:
+        # What the vector decides cannot be shown without the report: like a missing op, it blocks its level.
+        return VectorResult(vector.id, NOT_APPLICABLE, na_kind=NA_OP,
+                            detail=f"the adapter does not declare the read_store report{'s' if len(unreported) > 1 else ''} "
+                                   f"{', '.join(unreported)} (describe `reports`, spec {REPORTS[unreported[0]]})")
     # Made by the ops that put a store in it (merge_sessions sends texts only):
     # on a slow disk a directory made and removed per vector is most of a run.
     # Named afresh for every vector: a directory an adapter made unremovable
@@ -365,10 +375,27 @@ def store_document(store: Path) -> dict:
         except RecursionError:
             raise _Stop(ERROR, f"the adapter wrote {store.name}/{model_store.SESSION_FILE} nested too deeply "
                                "for the runner to parse (JSON perhaps, but deeper than any session)") from None
+    document["machine_ids"] = stamped_machine_ids(document.get("session"))
     read = model_store.store_from_bytes(model_store.entry_files(files), raw)
     document["entries"] = _entries_by_link(read["entries"])
     document["files"] = file_texts(files)
     return document
+
+
+def stamped_machine_ids(session: object) -> list[str]:
+    """Every machine id a stored session names: the `machines` keys and the
+    `machine_id` of every item and history row (spec 4.1: UUIDs MUST NOT
+    change, so one machine writing leaves one)."""
+    if not isinstance(session, dict):
+        return []
+    found = set(session["machines"]) if isinstance(session.get("machines"), dict) else set()
+    current = session.get("current") if isinstance(session.get("current"), dict) else {}
+    lists = [*current.values(), session.get("history")]
+    for items in lists:
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("machine_id"), str):
+                found.add(item["machine_id"])
+    return sorted(found)
 
 
 def _entries_by_link(entries: object) -> dict:
@@ -433,6 +460,11 @@ def run_write(vector: Vector, session: _Session, caps: dict) -> Built:
     failures: list[CheckFailure] = []
     steps: list[dict] = []
     for index, step in enumerate(vector.input["steps"]):
+        if "put_files" in step:
+            # What happens to the store between two writes (a crash, another tool): no request.
+            materialise_store({"files": step["put_files"]}, vector.root, store)
+            steps.append({"put_files": sorted(step["put_files"]), "ok": True})
+            continue
         args = {**step.get("args", {}), "store": str(store)}
         response = session.call(step["op"], args, step.get("feature"))
         if isinstance(response, OkResponse):
@@ -624,6 +656,52 @@ class _SessionFilePoller:
         self.thread.join(POLLER_GRACE)
 
 
+def _partial_read_failure(vector: Vector, poller: _SessionFilePoller, document: dict, what: str) -> CheckFailure | None:
+    """The failure at /partial_reads when the poller saw session.json half-written."""
+    document.update({"reads": poller.reads, "partial_reads": poller.partial_reads})
+    if poller.first_partial is None:
+        return None
+    document["first_partial"] = first = poller.first_partial
+    return CheckFailure(
+        "/partial_reads", "atomic", 0, poller.partial_reads,
+        f"{poller.partial_reads} of {poller.reads} reads of session.json{what} were not whole JSON; "
+        f"the first (read {first['read']}, {first['bytes']} bytes, starting {first['head']!r}) failed: "
+        f"{first['error']}. Write a temp file and rename it (spec 4.1)",
+        requirements=vector.requirements)
+
+
+def run_atomic_merges(vector: Vector, session: _Session, caps: dict) -> Built:
+    """N merge_stores into one out directory while a reader polls out/session.json:
+    the merged session is written atomically too (spec 4.1)."""
+    local, remote, out = (session.scratch / name for name in ("local", "remote", "out"))
+    local_original = materialise_store(vector.input["local"], vector.root, local)
+    remote_original = materialise_store(vector.input["remote"], vector.root, remote)
+    out.mkdir(parents=True)
+    failures: list[CheckFailure] = []
+    with _SessionFilePoller(out / model_store.SESSION_FILE) as poller:
+        for index in range(vector.input["merges"]):
+            if index:
+                # `out` is an empty directory for every merge (the op's contract).
+                remove_tree(out)
+                out.mkdir()
+            args = {"local": str(local), "remote": str(remote), "out": str(out)}
+            # Only the first call is recorded: the others are the same.
+            response = session.call("merge_stores", args) if index == 0 else \
+                session.judge("merge_stores", session.implementation.call("merge_stores", args))
+            if isinstance(response, ErrorResponse):
+                failures.append(_response_failure(vector, "merge_stores", response, f"/merges/{index}"))
+                break
+    if poller.unsafe:
+        raise _Stop(ERROR, poller.unsafe)
+    document = store_document(out)
+    partial = _partial_read_failure(vector, poller, document, " in the merged store")
+    failures += [partial] if partial else []
+    files = FileContext({"files": {}, "local_files": local_original, "remote_files": remote_original},
+                        {"files": adapter_snapshot(out), "local_files": adapter_snapshot(local),
+                         "remote_files": adapter_snapshot(remote)})
+    return document, files, failures
+
+
 def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
     """N writes while a reader polls session.json: no read may be partial (spec 4.1)."""
     store = session.scratch / "store"
@@ -644,16 +722,8 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
     if poller.unsafe:
         raise _Stop(ERROR, poller.unsafe)
     document = store_document(store)
-    document.update({"reads": poller.reads, "partial_reads": poller.partial_reads})
-    if poller.first_partial is not None:
-        document["first_partial"] = poller.first_partial
-        first = poller.first_partial
-        failures.append(CheckFailure(
-            "/partial_reads", "atomic", 0, poller.partial_reads,
-            f"{poller.partial_reads} of {poller.reads} reads of session.json were not whole JSON; "
-            f"the first (read {first['read']}, {first['bytes']} bytes, starting {first['head']!r}) failed: "
-            f"{first['error']}. Write a temp file and rename it (spec 4.1)",
-            requirements=vector.requirements))
+    partial = _partial_read_failure(vector, poller, document, "")
+    failures += [partial] if partial else []
     return document, FileContext({"files": original}, {"files": adapter_snapshot(store)}), failures
 
 
@@ -794,4 +864,5 @@ OPS = {
     "merge_stores": run_merge_stores,
     "concurrent_writes": run_concurrent_writes,
     "atomic_writes": run_atomic_writes,
+    "atomic_merges": run_atomic_merges,
 }

@@ -103,7 +103,7 @@ def _file_text(data: bytes) -> str:
 def _input_stores(vector: Vector) -> list[tuple[str, dict]]:
     """(name, STORE spec) of each store a vector's input starts from."""
     source = vector.base or vector
-    if source.op == "merge_stores":
+    if source.op in ("merge_stores", "atomic_merges"):
         return [("local store", source.input.get("local") or {}), ("remote store", source.input.get("remote") or {})]
     if source.op in ("read_store", "write", "concurrent_writes", "atomic_writes"):
         return [("store", source.input.get("store") or {})]

@@ -31,7 +31,7 @@ from conformance.runner.vectors import Vector, evaluate_count
 # A vector at least this expensive is placed by cost, not by its id's hash.
 HEAVY_COST = 16
 _STORES_WRITTEN = {"merge_sessions": 0, "read_store": 1, "write": 1, "merge_stores": 3,
-                   "concurrent_writes": 2, "atomic_writes": 1}
+                   "concurrent_writes": 2, "atomic_writes": 1, "atomic_merges": 3}
 _DERIVED_CALLS = {"swapped": 2, "idempotent": 4}
 
 
@@ -76,6 +76,8 @@ def expected_cost(vector: Vector) -> int:
         requests = 2 * processes * per_process + processes
     elif vector.op == "atomic_writes":
         requests = data.get("writes", 1)
+    elif vector.op == "atomic_merges":
+        requests = data.get("merges", 1)
     else:
         requests = 1
     return requests + _STORES_WRITTEN.get(vector.op, 1)

@@ -47,13 +47,16 @@ CHECK_KEYWORDS = (
     "count", "matches", "stamped", "unchanged", "preserved",
 )
 # Ops the runner drives itself, judged by the runner's own check.
-RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes")
+RUNNER_DRIVEN_OPS = ("concurrent_writes", "atomic_writes", "atomic_merges")
 # MAY features of the spec a write step can use (its `feature`), and the spec
 # section that makes each optional.
 FEATURES = {"purge": "5.3.1"}
 # What an implementation that declares no `choices` in describe is taken to
 # have chosen where the spec offers a choice (docs/adapter-protocol.md, E14).
 DEFAULT_CHOICES = {"entry_file_merge": "newest"}
+# Optional reports of read_store a vector can need (its `reports`), and the
+# spec section whose MUST each one shows (docs/adapter-protocol.md, E15).
+REPORTS = {"entry_live": "8"}
 _COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
 _TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -99,6 +102,7 @@ class Vector:
     note: str | None = None
     min_caps: dict = field(default_factory=dict)   # cap -> the least value the vector can run with
     choices: dict = field(default_factory=dict)    # choice -> the value the vector needs
+    reports: tuple[str, ...] = ()                  # optional read_store reports it needs (E15)
     derived: str | None = None                     # "swapped" / "idempotent": a metamorphic check of `base`
     base: Vector | None = None
     spec: str | None = None                        # graded for this older spec version (`--spec`); None: the latest
@@ -306,6 +310,7 @@ def _vector(raw: dict, shown: str, root: Path) -> Vector:
         note=raw.get("note") or raw.get("description"),
         min_caps=dict(raw.get("min_caps", {})),
         choices=dict(raw.get("choices", {})),
+        reports=tuple(raw.get("reports", ())),
     )
 
 
@@ -559,6 +564,8 @@ def as_raw(vector: Vector) -> dict:
     for key in ("min_caps", "choices"):
         if getattr(vector, key):
             raw[key] = getattr(vector, key)
+    if vector.reports:
+        raw["reports"] = list(vector.reports)
     return raw
 
 

@@ -48,6 +48,8 @@ const OPS = {
     claims: ['reader', 'writer', 'full'],
     ops: Object.keys(OPS),
     caps: { ...mini.DEFAULT_CAPS },
+    // Optional read_store reports (docs/adapter-protocol.md, E15): every entry says whether it is live.
+    reports: ['entry_live'],
   }),
 
   // Reader (spec 3, 4, 6, App. A)

@@ -747,7 +747,7 @@ function addGoal(session, ctx, args) {
  * what is not here still records the tombstone, so the completion reaches
  * replicas that do hold it.
  */
-function completeIn(session, ctx, text, lists, tombstones) {
+function completeIn(session, ctx, text, lists, tombstones, dateField) {
   const key = textHash(text);
   const found = [];
   for (const name of lists) {
@@ -757,12 +757,18 @@ function completeIn(session, ctx, text, lists, tombstones) {
   }
   if (!found.length) ctx.log(`not open here, tombstone recorded anyway: ${JSON.stringify(text)}`);
   const recorded = found.length ? found[0].text : text;
-  session.current[tombstones] = recordTombstone(session.current[tombstones], recorded, ctx.now, ctx.caps[tombstones]);
-  return { text: recorded, done_at: ctx.now };
+  // A copy dated after the clock: done_at takes its date, so the tombstone
+  // suppresses the very copy it completes on the next merge (AMB-FUTURE-DATED).
+  let doneAt = ctx.now;
+  for (const item of found) {
+    if (sortKey(item[dateField]) > sortKey(doneAt)) doneAt = item[dateField];
+  }
+  session.current[tombstones] = recordTombstone(session.current[tombstones], recorded, doneAt, ctx.caps[tombstones]);
+  return { text: recorded, done_at: doneAt };
 }
 
 function completeGoal(session, ctx, args) {
-  return completeIn(session, ctx, requireText(args), ['goals'], 'completed_goals');
+  return completeIn(session, ctx, requireText(args), ['goals'], 'completed_goals', 'set_on');
 }
 
 function addNextAction(session, ctx, args) {
@@ -794,7 +800,7 @@ function addNextAction(session, ctx, args) {
 
 function completeNextAction(session, ctx, args) {
   // A parked action is still open, so it is completable too (4.1).
-  return completeIn(session, ctx, requireText(args), ['next_actions', 'parked_actions'], 'completed_actions');
+  return completeIn(session, ctx, requireText(args), ['next_actions', 'parked_actions'], 'completed_actions', 'added');
 }
 
 function addQuestion(session, ctx, args) {
@@ -1234,11 +1240,26 @@ function entryNames(store) {
 }
 
 /** What a reader of the store presents (protocol read_store). Never writes, not even a quarantine copy. */
+// The date field an entry's temporal tombstone (done_at) is compared with (spec 5.3.2).
+const TEMPORAL_DATE_FIELDS = { goal: 'set_on', next_action: 'added' };
+
+/**
+ * Whether a reader renders an entry as live (spec 5.3, 8; the protocol's
+ * entry `live`, extension E15): not a hidden decision, nor a goal or next
+ * action whose done_at is not earlier than its set_on / added.
+ */
+function isLive(entry) {
+  if (entry.type === 'decision') return entry.fields.hidden !== true;
+  const dateField = TEMPORAL_DATE_FIELDS[entry.type];
+  if (dateField === undefined || !has(entry.fields, 'done_at')) return true;
+  return sortKey(entry.fields[dateField]) > sortKey(entry.fields.done_at);
+}
+
 function readStore(store) {
   checkDir(store);
   const entries = entryNames(store).map((name) => {
     const { legacy: _, ...entry } = readEntry(name.slice(0, -3), fs.readFileSync(path.join(store, MEMORY_DIR, name), 'utf8'));
-    return entry;
+    return { ...entry, live: isLive(entry) };
   });
   const loaded = loadSessionText(readIfExists(path.join(store, SESSION_FILE)));
   const session = { status: loaded.status, live: render(loaded.session) };

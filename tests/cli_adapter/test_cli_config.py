@@ -48,6 +48,16 @@ def test_describe_defaults_claim_every_level_whose_ops_all_have_templates(write_
     assert described["name"] == "half" and described["version"] == "unknown"
     assert described["claims"] == ["reader"] and described["ops"] == ["read_store", "add_goal"]
     assert described["protocols"] == [1] and described["caps"] == DEFAULT_CAPS
+    assert "reports" not in described
+
+
+def test_describe_declares_the_read_store_reports_the_tool_gives(write_config):
+    config = load(write_config(READ + """
+        [describe]
+        reports = ["entry_live"]
+    """))
+    assert isinstance(config, CliConfig), config
+    assert config.describe()["reports"] == ["entry_live"]
 
 
 @pytest.mark.parametrize("text, key, problem", [
@@ -84,6 +94,7 @@ def test_describe_defaults_claim_every_level_whose_ops_all_have_templates(write_
     (READ + "[describe]\nversion = '1'\nversion_command = 'x --version'\n", "describe.version_command", "not both"),
     (READ + "[describe.caps]\ngoal = 3\n", "describe.caps.goal", "did you mean goals?"),
     (READ + "[describe.caps]\ngoals = 0\n", "describe.caps.goals", "at least 1"),
+    (READ + "[describe]\nreports = ['live']\n", "describe.reports", "a list of entry_live"),
     (READ + "[default]\ntimeout = 3\n", "default", "unknown table (did you mean defaults?)"),
     (READ + "[defaults]\nresult = 'json'\n", "defaults.result", "unknown key"),
     ("[describe]\nname = 'x'\n", "ops", "no [ops.NAME] table"),

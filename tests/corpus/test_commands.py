@@ -105,12 +105,16 @@ def test_new_refuses_bad_arguments(args, words, capsys):
 def test_coverage_text_and_json(capsys):
     assert main(["coverage"]) == 0
     text = capsys.readouterr().out
-    assert "section 5.3.1" in text and text.rstrip().splitlines()[-2].startswith("MUST: ")
-    assert text.rstrip().splitlines()[-1].startswith("boundary cases: ")
+    assert "section 5.3.1" in text and text.rstrip().splitlines()[-3].startswith("MUST: ")
+    assert text.rstrip().splitlines()[-2].startswith("boundary cases: ")
+    assert text.rstrip().splitlines()[-1].startswith("boundary subjects: ")
     assert "boundary cases per MUST requirement" in text and "stored-order" in text
+    assert "boundary subject: ops with a text argument" in text and "complete_next_action" in text
     assert main(["coverage", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["boundary_gaps"] == []
+    assert report["boundary_gaps"] == [] and report["subject_gaps"] == []
+    reached = {(case["member"], case["kind"]) for case in report["subjects"]}
+    assert {("hide_decision", "text-neighbour"), ("history", "long-text"), ("update_entry", "prefix-key")} <= reached
     rows = {row["id"]: row for row in report["requirements"]}
     kinds = {boundary["kind"]: boundary for boundary in rows["S5.2-cap-rotation-oldest-out"]["boundaries"]}
     assert {"cap-size", "stored-order"} <= set(kinds) and kinds["cap-size"]["levels"] == ["writer", "full"]

@@ -37,12 +37,20 @@ def test_every_applicable_boundary_case_has_a_deciding_vector(requirements, corp
     assert len(report.boundary_cases()) >= 90
 
 
+def test_every_member_of_a_boundary_subject_has_its_kinds(requirements, corpus):
+    index, _ = load_boundaries()
+    report = compute(requirements, corpus.vectors, boundaries=index)
+    assert [(case.member, case.kind) for case in report.subject_gaps()] == []
+    assert len(report.subject_cases) >= 40
+
+
 def test_corpus_size_and_areas(corpus):
     assert len(corpus.vectors) >= 150
     areas = {vector.id.split(".")[0] for vector in corpus.vectors}
     assert {"merge", "read", "write"} <= areas
     ops = {vector.op for vector in corpus.vectors}
-    assert ops == {"merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes"}
+    assert ops == {"merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes",
+                   "atomic_merges"}
 
 
 def test_every_ambiguity_of_the_brief_is_exercised(corpus):

@@ -273,3 +273,49 @@ def test_concurrent_writes_catch_lost_updates(vectors_root, tmp_path):
     assert result.outcome == "fail"
     failure, = result.failures
     assert failure.path == "/missing" and len(failure.actual) == 3
+
+
+class TornMerger(ModelImplementation):
+    """merge_stores that writes the merged session.json in place, in small chunks."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "merge_stores" and outcome.ok:
+            path = Path(args["out"]) / "session.json"
+            data = path.read_bytes()
+            with open(path, "wb") as handle:
+                for start in range(0, len(data), 64):
+                    handle.write(data[start:start + 64])
+                    handle.flush()
+                    time.sleep(0.002)
+        return outcome
+
+
+STORES = {"local": {"files": {"session.json": SESSION}},
+          "remote": {"files": {"session.json": {"version": 1, "current": {"goals": [{"text": "Ship", "set_on": "2026-01-02"}]}}}}}
+
+
+def test_atomic_merges_pass_on_the_model_and_catch_a_torn_merge(vectors_root, tmp_path, model):
+    raw = vector("t.atomic-merge", op="atomic_merges", input={"merges": 5, **STORES}, expect=[
+        {"path": "/partial_reads", "equals": 0}, {"path": "/live/goals", "identities": ["Ship"]}])
+    result = run(vectors_root, raw, model, tmp_path)
+    assert (result.outcome, result.failures) == ("pass", [])
+    assert [call["op"] for call in result.sent] == ["merge_stores"]
+    torn = run(vectors_root, dict(raw, expect=[]), TornMerger(), tmp_path / "torn")
+    failure, = torn.failures
+    assert failure.path == "/partial_reads" and "in the merged store" in failure.message
+
+
+def test_a_put_files_step_changes_the_store_between_two_writes_and_sends_nothing(vectors_root, tmp_path, model):
+    raw = vector("t.put", op="write", level="writer", input={"store": {"files": {"session.json": {"$text": "{one"}}}, "steps": [
+        {"op": "add_goal", "args": {"text": "First"}},
+        {"put_files": {"session.json": {"$text": "{two"}}},
+        {"op": "add_goal", "args": {"text": "Second"}}]}, expect=[
+        {"path": "/files/session.json", "preserved": True},
+        {"path": "/files/session.json", "preserved": {"$text": "{two"}},
+        {"path": "/steps/1", "equals": {"put_files": ["session.json"], "ok": True}},
+        {"path": "/live/goals", "identities": ["Second"]},
+        {"path": "/machine_ids", "count": 1}])
+    result = run(vectors_root, raw, model, tmp_path)
+    assert (result.outcome, result.failures) == ("pass", [])
+    assert [call["op"] for call in result.sent] == ["add_goal", "add_goal"]

@@ -80,7 +80,8 @@ class NoLegacyReader(ModelImplementation):
         name = fields.get("name")
         return {"link": found["link"], "status": "ok" if kind in model_entry.ENTRY_TYPES else "opaque",
                 "type": kind if isinstance(kind, str) else None, "name": name if isinstance(name, str) else None,
-                "fields": fields, "body": parsed.body, "links": model_entry.wikilinks(parsed.body)}
+                "fields": fields, "body": parsed.body, "links": model_entry.wikilinks(parsed.body),
+                "live": found["live"]}
 
 
 class RendersHiddenReader(ModelImplementation):
@@ -99,6 +100,47 @@ class RendersHiddenReader(ModelImplementation):
             live = outcome.result["session"]["live"]
             live["decisions"] = [d["text"] for d in decisions if isinstance(d, dict) and isinstance(d.get("text"), str)]
         return outcome
+
+
+class EntryTombstonesLiveReader(ModelImplementation):
+    """Reports every entry file as live, hidden decisions and completed actions included (spec 8)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                found["live"] = True
+        return outcome
+
+
+class NoEntryVisibilityReport(ModelImplementation):
+    """Declares no `entry_live` report (docs/adapter-protocol.md, E15) and sends no `live`."""
+
+    def describe(self):
+        return dataclasses.replace(super().describe(), reports=())
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                found.pop("live", None)
+        return outcome
+
+
+def test_a_reader_that_shows_entry_tombstones_as_live_does_not_earn_reader(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, EntryTombstonesLiveReader(), ["read_store"], tmp_path)
+    assert result.earned is None
+    assert {"read.entry-visibility.hidden-decision-entry", "read.entry-visibility.next-action-entry-done-after-added",
+            "read.entry-visibility.next-action-entry-done-at-offset-equal-instant"} <= set(_failing(graded))
+
+
+def test_a_reader_that_does_not_report_entry_visibility_cannot_earn_reader(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, NoEntryVisibilityReport(), ["read_store"], tmp_path)
+    assert result.earned is None and not _failing(graded)
+    unshown = [item for item in graded if item.result.outcome == "not_applicable"]
+    assert {item.vector.id for item in unshown} == {
+        vector.id for vector in corpus if "entry_live" in vector.reports}
+    assert all(item.result.na_kind == "op" and "entry_live" in item.result.detail for item in unshown)
 
 
 def test_a_reader_that_resolves_no_links_earns_full_with_should_points_missing(corpus, reference_results, tmp_path):
