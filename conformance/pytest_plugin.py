@@ -21,8 +21,10 @@ the session. How an item ends:
 | listed in the expect-fail file | strict xfail: it must fail; passing fails the item |
 | listed with a digest that no longer matches | failed (stale entry) |
 
-The terminal summary ends with the runner's verdict line for the vectors
-that ran ("filtered run" when some were deselected).
+The terminal summary ends with the runner's short verdict, the result
+model's counts (`conformance.runner.result_model`: MUST failed apart from
+SHOULD and advisory failed, as in every output) and the long verdict, for
+the vectors that ran ("filtered run" when some were deselected).
 """
 
 from __future__ import annotations
@@ -327,11 +329,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     run = config.stash.get(RUN_KEY, None)
     if run is None or not run.results or run.described is None:
         return
+    from conformance.runner import result_model
     from conformance.runner.grading import grade, grade_vectors
 
     ran = [vector for vector in run.corpus if vector.id in run.results]
     graded = grade_vectors(ran, [run.results[vector.id] for vector in ran], run.index, run.expected)
     result = grade(graded, _spec(), run.claim_grade.claimed, filtered=len(ran) < len(run.corpus),
                    waived_by=str(run.settings.expect_fail) if run.settings.expect_fail else None)
+    results = result_model.of_run(graded, result)
     terminalreporter.write_sep("-", "memoir-conform")
-    terminalreporter.write_line(f"{run.described.name} {run.described.version}: {result.verdict}")
+    terminalreporter.write_line(f"{run.described.name} {run.described.version}: {results.headline}")
+    terminalreporter.write_line(results.counts_line())
+    terminalreporter.write_line(result.verdict)

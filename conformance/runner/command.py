@@ -277,6 +277,7 @@ def run_one(args) -> int:
             notes.append(f"the scratch directories of failing vectors are kept under {args.keep_scratch}")
         if github.enabled(args.github):
             notes.extend(github_report.emit(record))
+        notes.extend(github_report.step_outputs(record))
         print(printable(report_console.render(record), multiline=True))
         try:
             if args.json:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from conformance import resources
 from conformance.protocol.messages import Describe
-from conformance.runner import report_console, report_json, report_junit
+from conformance.runner import github_report, report_console, report_json, report_junit
 from conformance.runner.checks import MISSING, CheckFailure
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import ExpectedFailure, claimed_level, grade, grade_vectors
@@ -220,6 +220,7 @@ def merge_command(args) -> int:
     record = merge(shards, args.vectors)
     if isinstance(record, str):
         return _error(record)
+    record.notes.extend(github_report.step_outputs(record))
     print(report_console.render(record))
     try:
         report_json.write(record, args.output)

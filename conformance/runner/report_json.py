@@ -17,6 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from conformance import resources
+from conformance.runner import result_model
 from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
 from conformance.safe_text import printable
@@ -41,7 +42,8 @@ def build(record: RunRecord) -> dict:
         "seed": record.seed,
         "duration_s": round(record.duration, 3),
         "vectors": [_vector(item) for item in record.graded],
-        "summary": {"counts": dict(grade.counts), "left_out_newer": record.left_out_newer, "notes": list(record.notes)},
+        "summary": {"counts": dict(grade.counts), "results": result_model.of_run(record.graded, grade).to_json(),
+                    "left_out_newer": record.left_out_newer, "notes": list(record.notes)},
         "grade": {
             "claimed": grade.claimed,
             "earned": grade.earned,
