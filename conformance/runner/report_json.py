@@ -18,6 +18,7 @@ import jsonschema
 
 from conformance import resources
 from conformance.runner import result_model
+from conformance.runner.failure_block import input_lines, show_command
 from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
 from conformance.safe_text import printable
@@ -95,6 +96,10 @@ def _vector(item: GradedVector) -> dict:
     }
     if vector.ambiguity:
         data["ambiguity"] = vector.ambiguity
+    if item.outcome != "pass":
+        # What the site's failure card shows, as the console shows it: the input and how to see it whole.
+        data["input"] = [line[2:] for line in input_lines(vector) if not line.strip().startswith("whole input:")]
+        data["show_command"] = show_command(vector)
     if item.expected is not None:
         listed = {"reason": item.expected.reason, "digest": item.expected.digest}
         if item.expected.issue:

@@ -133,6 +133,10 @@ class Row:
     def outcomes(self) -> list[str]:
         return sorted({cell.state for cell in self.cells}, key=_state_rank)
 
+    def first_vector(self, column: int, state: str) -> str | None:
+        """The first vector in `state` for the implementation of `column`: where its cell links to."""
+        return next((vector_id for vector_id, states in self.states.items() if states[column] == state), None)
+
     def passing_everywhere(self) -> list[str]:
         """The vectors that passed for every implementation that ran them."""
         return [vector_id for vector_id, states in self.states.items()
