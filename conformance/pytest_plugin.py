@@ -161,7 +161,7 @@ class MemoirRun:
         """Start and describe the adapter, once; a failure is kept and fails every vector item."""
         if self.described is not None or self.start_problem is not None:
             return
-        from conformance.options import chosen_adapter, start_failure
+        from conformance.options import bundled_adapters, chosen_adapter, start_failure
         from conformance.protocol.client import DEFAULT_TIMEOUT
         from conformance.protocol.messages import AdapterFault
         from conformance.protocol.process import StartError, resolve_command
@@ -170,7 +170,9 @@ class MemoirRun:
 
         settings = self.settings
         args = argparse.Namespace(adapter=None, cli=settings.cli, timeout=settings.timeout or DEFAULT_TIMEOUT)
-        if settings.adapter:
+        if settings.adapter in bundled_adapters():
+            args.adapter = settings.adapter   # a bundled adapter's short name (reference, node-example)
+        elif settings.adapter:
             try:
                 args.adapter = resolve_command(settings.adapter, self.base)
             except (StartError, ValueError) as error:

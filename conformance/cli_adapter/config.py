@@ -30,7 +30,9 @@ from conformance.cli_adapter.templates import (
     fields_of,
     iterated_of,
     parse_argv,
+    pipelines,
     quoted_fields,
+    shell_braces,
 )
 from conformance.model.session import DEFAULT_CAPS
 from conformance.protocol.messages import LEVELS, OPS_FOR_LEVEL
@@ -226,7 +228,8 @@ class _Reader:
             version_command = self.invocation(None, "describe.version_command",
                                               {"command": describe["version_command"]}, defaults)
         spec = self.string(describe, "spec", "describe") or SPEC_VERSION
-        claims = self.claims(describe, ops)
+        # An op whose table has problems is reported there, not again as a missing table.
+        claims = self.claims(describe, {**{op: None for op in ops_table if op in OP_ARGS}, **ops})
         caps = self.caps(describe)
         if self.problems:
             return None
@@ -343,7 +346,13 @@ class _Reader:
                 if not isinstance(command, str):
                     self.problem(where, "with shell = true the command is one string, run by /bin/sh")
                 else:
-                    return (), Text.parse(command)
+                    template = Text.parse(shell_braces(command))
+                    if pipelines(template) and "pipefail" not in command:
+                        self.notes.append(
+                            f"{where}: warning: a pipeline's exit status is its last command's, so your tool's "
+                            "exit code (invalid_input, unsupported, usage_error) is lost; start the command with "
+                            "`set -o pipefail;` if your /bin/sh has it, or map stderr patterns instead")
+                    return (), template
             elif isinstance(command, str):
                 try:
                     tokens = shlex.split(command)

@@ -201,6 +201,52 @@ def render_shell(template: Text, values: Mapping[str, str]) -> str:
     return template.render(values, shlex.quote)
 
 
+_PLACEHOLDER_AT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def shell_braces(source: str) -> str:
+    """A shell template with the braces of `{ ...; }` groups written `{{` and `}}`, so
+    that only `{name}` is a placeholder: a group opens with `{` and a blank (a
+    placeholder name never starts with one) and closes with a `}` that ends no
+    placeholder. Braces already doubled stay as they are."""
+    out, index = [], 0
+    while index < len(source):
+        char = source[index]
+        if source.startswith(("{{", "}}"), index):
+            out.append(source[index:index + 2])
+            index += 2
+            continue
+        placeholder = _PLACEHOLDER_AT.match(source, index)
+        if placeholder:
+            out.append(placeholder.group())
+            index = placeholder.end()
+            continue
+        if char == "{" and source[index + 1: index + 2] in (" ", "\t", "\n"):
+            out.append("{{")
+        elif char == "}":
+            out.append("}}")
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def pipelines(template: Text) -> bool:
+    """Whether a shell template pipes one command into another (an unquoted `|`, not `||`)."""
+    quote, escaped = "", False
+    text = "".join(literal + ("x" if field else "") for literal, field in template.parts)
+    for index, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif char in "'\"" and quote in ("", char):
+            quote = "" if quote else char
+        elif char == "|" and not quote and "|" not in (text[index - 1: index], text[index + 1: index + 2]):
+            return True
+    return False
+
+
 def quoted_fields(template: Text) -> list[str]:
     """Placeholders that sit inside quotes in a shell template (they would be quoted twice)."""
     found, quote, escaped = [], "", False

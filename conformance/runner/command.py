@@ -32,6 +32,7 @@ from conformance.runner.selection import Filters, select
 from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, load_corpus
 from conformance.options import (
+    ADAPTER_HELP,
     adapter_limits,
     add_adapter_limit_options,
     add_cli_option,
@@ -80,8 +81,7 @@ def register(subparsers) -> None:
     target = parser.add_argument_group("implementation")
     # --adapter and --cli repeat and mix (several implementations); --model goes alone (matrix.targets)
     target.add_argument("--adapter", metavar="CMD", action=matrix.TargetAction,
-                        help="the adapter command line (default: the bundled reference adapter); "
-                             "repeat it to run several implementations")
+                        help=f"{ADAPTER_HELP} (default: reference); repeat it to run several implementations")
     add_cli_option(target, action=matrix.TargetAction)
     target.add_argument("--model", action="store_true",
                         help="run the reference model in-process instead of an adapter (the kit's self-test)")
@@ -100,8 +100,9 @@ def register(subparsers) -> None:
     pick.add_argument("--section", action="append", default=[], metavar="S",
                       help="only vectors of spec section S or its subsections (repeatable)")
     pick.add_argument("--tag", action="append", default=[], metavar="T", help="only vectors tagged T (repeatable)")
-    pick.add_argument("-k", dest="pattern", metavar="PATTERN",
-                      help="only vectors whose id matches this glob, or whose id or title contains it")
+    pick.add_argument("-k", dest="pattern", metavar="PATTERN", action="append",
+                      help="only vectors whose id matches this glob, or whose id or title contains it "
+                           "(repeatable: a vector matching any of them)")
     pick.add_argument("--spec", choices=SPEC_VERSIONS, default=SPEC_VERSION,
                       help=f"grade against this spec version: only vectors whose requirements existed then (default {SPEC_VERSION})")
     pick.add_argument("--vectors", action="append", default=[], metavar="DIR", type=Path,
@@ -215,7 +216,7 @@ def run_one(args) -> int:
             if entry.id not in known:
                 notes.append(f"expect-fail entry {entry.id!r} names no vector in the corpus")
 
-    filters = Filters(args.level, tuple(args.section), tuple(args.tag), args.pattern)
+    filters = Filters(args.level, tuple(args.section), tuple(args.tag), tuple(args.pattern or ()))
     narrowed = filters.narrowed
     vectors, newer = select(corpus.vectors, filters, index, args.spec)
     if args.shard:

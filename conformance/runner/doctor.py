@@ -45,7 +45,7 @@ from conformance.protocol.process import (
     sandbox_problem,
 )
 from conformance.safe_text import printable
-from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
+from conformance.options import ADAPTER_HELP, add_cli_option, chosen_adapter, missing_paths_hint
 
 Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
 
@@ -76,10 +76,12 @@ class Check:
     fix: str = ""
 
     def line(self) -> str:
-        text = f"{self.status:<4}  {self.name:<16} {self.summary}"
+        """One line; a summary of several lines (a command's stderr) goes on below it, as text."""
+        first, *rest = self.summary.rstrip("\n").split("\n")
+        text = f"{self.status:<4}  {self.name:<16} {first}"
         if self.fix and self.status in ("FAIL", "WARN"):
             text += f" -- fix: {self.fix}"
-        return text
+        return "\n".join([text, *(f"{'':6}| {line}" for line in rest)])
 
 
 @dataclass
@@ -434,6 +436,16 @@ def check_sandbox(requested: bool) -> Check:
                                     "add --sandbox to run these checks inside it")
 
 
+def stdout_verdict(checks: list[Check]) -> list[Check]:
+    """`clean-stdout` passes only if no check saw a stray line on stdout: an op of the
+    smoke tests that logs to stdout fails it too, not only its own line."""
+    dirty = [check.name for check in checks if check.fix == FIX_STDOUT and check.name != "clean-stdout"]
+    if not dirty:
+        return checks
+    return [Check("clean-stdout", "FAIL", f"stdout carried more than answers: see {', '.join(dirty)}", FIX_STDOUT)
+            if check.name == "clean-stdout" and check.status == "PASS" else check for check in checks]
+
+
 def _without_repeats(checks: list[Check]) -> list[Check]:
     """One line per check: a problem met again by a later check is shown once."""
     seen: set[str] = set()
@@ -458,7 +470,9 @@ def run_doctor(
     out = out if out is not None else sys.stdout
 
     def show(line: str) -> None:
-        print(printable(line), file=out)  # the adapter's name, messages and stderr included
+        # The adapter's name, messages and stderr included: control characters made visible, but a
+        # check's stderr keeps its real line breaks (Check.line puts each on a line of its own).
+        print(printable(line, multiline=True), file=out)
 
     mode = "one-shot" if oneshot else "persistent"
     show(f"memoir-conform doctor: {command} ({mode} mode{', sandboxed' if sandbox else ''}, timeout {timeout:g} s)")
@@ -500,7 +514,7 @@ def run_doctor(
         finally:
             probe.stop()
         stderr = probe.failure_stderr or probe.stderr
-    checks = _without_repeats(checks) + [sandbox_check]
+    checks = _without_repeats(stdout_verdict(checks)) + [sandbox_check]
     for check in checks:
         show(check.line())
     failed = [check for check in checks if check.status == "FAIL"]
@@ -532,7 +546,7 @@ def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
         ),
     )
     chosen = parser.add_mutually_exclusive_group(required=True)
-    chosen.add_argument("--adapter", metavar="CMD", help='the adapter command line, for example "node my-adapter.js"')
+    chosen.add_argument("--adapter", metavar="CMD", help=ADAPTER_HELP)
     add_cli_option(chosen)
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
