@@ -231,33 +231,39 @@ def shell_braces(source: str) -> str:
     return "".join(out)
 
 
+class _Quotes:
+    """/bin/sh quoting, followed one character at a time: `inside` is the open quote ("" outside)."""
+
+    def __init__(self):
+        self.inside, self.escaped = "", False
+
+    def feed(self, char: str) -> bool:
+        """Whether `char` is shell syntax: not quoted, not escaped, not itself a quote or an escape."""
+        if self.escaped:
+            self.escaped = False
+        elif char == "\\" and self.inside != "'":
+            self.escaped = True
+        elif char in "'\"" and self.inside in ("", char):
+            self.inside = "" if self.inside else char
+        else:
+            return not self.inside
+        return False
+
+
 def pipelines(template: Text) -> bool:
     """Whether a shell template pipes one command into another (an unquoted `|`, not `||`)."""
-    quote, escaped = "", False
+    quotes = _Quotes()
     text = "".join(literal + ("x" if field else "") for literal, field in template.parts)
-    for index, char in enumerate(text):
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif char in "'\"" and quote in ("", char):
-            quote = "" if quote else char
-        elif char == "|" and not quote and "|" not in (text[index - 1: index], text[index + 1: index + 2]):
-            return True
-    return False
+    return any(quotes.feed(char) and char == "|" and "|" not in (text[index - 1: index], text[index + 1: index + 2])
+               for index, char in enumerate(text))
 
 
 def quoted_fields(template: Text) -> list[str]:
     """Placeholders that sit inside quotes in a shell template (they would be quoted twice)."""
-    found, quote, escaped = [], "", False
+    found, quotes = [], _Quotes()
     for literal, field in template.parts:
         for char in literal:
-            if escaped:
-                escaped = False
-            elif char == "\\" and quote != "'":
-                escaped = True
-            elif char in "'\"" and quote in ("", char):
-                quote = "" if quote else char
-        if field is not None and quote:
+            quotes.feed(char)
+        if field is not None and quotes.inside:
             found.append(field)
     return found
