@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from conformance.runner.vectors import Vector
+if TYPE_CHECKING:  # only a type here: vectors.py loads the corpus through this module, never the reverse
+    from conformance.runner.vectors import Vector
 
 SWAPPED, IDEMPOTENT = "swapped", "idempotent"
 DERIVED_TAG = "derived"

@@ -34,6 +34,7 @@ from jsonschema.exceptions import best_match
 
 from conformance import resources
 from conformance.model.session import DEFAULT_CAPS
+from conformance.runner.derived import with_derived
 
 SKIPPED_FILES = ("requirements.json", "boundaries.json")
 STORES_DIR = "stores"
@@ -402,7 +403,6 @@ def load_corpus(roots: Iterable[Path]) -> Corpus:
                     continue
                 first_seen[vector.id] = vector
                 corpus.vectors.append(vector)
-    from conformance.runner.derived import with_derived  # derived builds on this module
     corpus.vectors = with_derived(corpus.vectors)
     return corpus
 
