@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # only a type here: vectors.py loads the corpus through this module, never the reverse
+if TYPE_CHECKING:  # vectors.py builds on this module (load_corpus adds the derived vectors)
     from conformance.runner.vectors import Vector
 
 SWAPPED, IDEMPOTENT = "swapped", "idempotent"
