@@ -500,6 +500,7 @@ def run_doctor(
                 from conformance.runner.doctor_smoke import smoke_checks  # it builds on this module
 
                 checks.extend(smoke_checks(probe, described, protocol, scratch))
+                checks = stdout_verdict(checks)
                 exit_check = check_exit(probe)
                 checks.append(exit_check)
                 if oneshot:
@@ -514,7 +515,7 @@ def run_doctor(
         finally:
             probe.stop()
         stderr = probe.failure_stderr or probe.stderr
-    checks = _without_repeats(stdout_verdict(checks)) + [sandbox_check]
+    checks = _without_repeats(checks) + [sandbox_check]
     for check in checks:
         show(check.line())
     failed = [check for check in checks if check.status == "FAIL"]
