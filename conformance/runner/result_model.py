@@ -107,9 +107,9 @@ class RunResults:
             counts = self.counts
             return (f"filtered run, no level graded: {counts[PASSED] + counts[XPASS]} of {self.total} passed; "
                     f"{self.problems()}")
-        earned = f"memoir {LEVEL_NAMES[self.earned]} earned" if self.earned else "no level earned"
+        earned = f"memoir {LEVEL_NAMES[self.earned]} earned" if self.earned else "no memoir level earned"
         reached = self.reached_if_waived_fixed
-        but = f", {LEVEL_NAMES[reached]} but for the waived" if reached and reached != self.earned else ""
+        but = f"; {LEVEL_NAMES[reached]} if the waived were fixed" if reached and reached != self.earned else ""
         claim = f" ({LEVEL_NAMES[self.claimed]} claimed{but})" if self.claimed and self.claimed != self.earned else ""
         return f"{'PASS' if self.exit_code == 0 else 'FAIL'} {earned}{claim}: {self.problems()}"
 
