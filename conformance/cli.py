@@ -33,7 +33,7 @@ COMMANDS = {
     "fuzz": "conformance.fuzz.command",
     "init": "conformance.cli_adapter.command",
     "report": "conformance.site.command",
-    "merge-reports": "conformance.runner.merge_reports",
+    "merge-reports": "conformance.report.merge_reports",
 }
 EXIT_OUTPUT_CLOSED = 141   # 128 + SIGPIPE, as a shell reports a process that a closed pipe ended
 

@@ -291,7 +291,7 @@ class VectorItem(pytest.Item):
         self.vector = vector
 
     def runtest(self) -> None:
-        from conformance.runner.failure_block import describe_failure, why_no_cost
+        from conformance.report.failure_block import describe_failure, why_no_cost
         from conformance.runner.grading import STALE, XPASS, blocks_run, grade_vectors
 
         run = self.config.stash[RUN_KEY]
@@ -319,7 +319,7 @@ class VectorItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        from conformance.runner.failure_block import vector_source
+        from conformance.report.failure_block import vector_source
 
         path, line = vector_source(self.vector)
         return path, (line - 1 if line else None), f"memoir vector {self.vector.id}"

@@ -21,8 +21,9 @@ from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError, sandbox_problem
 from conformance.progress import Progress
-from conformance.runner import (expect_fail_writer, github_report, matrix, report_console, report_json, report_junit,
-                                shards)
+from conformance.report import (console as report_console, github_report, json_report as report_json,
+                                junit as report_junit, matrix)
+from conformance.runner import expect_fail_writer, shards
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import claimed_level, grade, grade_vectors, load_expected_failures
 from conformance.runner.implementations import AdapterImplementation, ModelImplementation

@@ -29,7 +29,7 @@ from pathlib import Path
 from conformance import __version__
 from conformance.runner import result_model
 from conformance.runner.grading import LEVEL_NAMES, OUTCOMES
-from conformance.runner.report_junit import _section_key
+from conformance.report.junit import _section_key
 from conformance.runner.requirements import RequirementIndex
 from conformance.site import cells
 from conformance.site.badges import badge

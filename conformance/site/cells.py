@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from conformance.runner.report_junit import _section_key
+from conformance.report.junit import _section_key
 from conformance.runner.requirements import RequirementIndex
 from conformance.site.reports import SiteReport
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.runner import report_json
+from conformance.report import json_report as report_json
 from conformance.runner.grading import LEVEL_NAMES
 
 SLUG_CHARS = 48

@@ -14,8 +14,8 @@ from runner_helpers import vector, write_vector_file
 
 from conformance.cli import build_parser, main
 from conformance.resources import runners_dir
-from conformance.runner import matrix
-from conformance.runner.matrix import Target, load_matrix
+from conformance.report import matrix
+from conformance.report.matrix import Target, load_matrix
 
 REFERENCE = shlex.join([sys.executable, str(runners_dir() / "reference" / "adapter.py")])
 MUTANT = shlex.join([sys.executable, str(runners_dir() / "mutants" / "03_hidden_not_sticky.py")])

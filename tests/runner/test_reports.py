@@ -9,7 +9,7 @@ import pytest
 from runner_helpers import vector, write_vector_file
 
 from conformance.protocol.messages import AdapterFault, Describe
-from conformance.runner import report_console, report_json, report_junit
+from conformance.report import console as report_console, json_report as report_json, junit as report_junit
 from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
 from conformance.runner.implementations import ModelImplementation
 from conformance.runner.requirements import Requirement, RequirementIndex

@@ -16,7 +16,7 @@ from runner_helpers import vector, write_vector_file
 import conformance
 from conformance.cli import main
 from conformance.resources import runners_dir
-from conformance.runner import report_json
+from conformance.report import json_report as report_json
 
 REFERENCE_ADAPTER = runners_dir() / "reference" / "adapter.py"
 

@@ -12,7 +12,7 @@ from runner_helpers import vector, write_vector_file
 from conformance.cli import main
 from conformance.model import merge as model_merge
 from conformance.protocol.messages import Describe, ErrorResponse
-from conformance.runner import report_junit
+from conformance.report import junit as report_junit
 from conformance.runner.execute import run_vector
 from conformance.runner.grading import grade, grade_vectors
 from conformance.runner.implementations import ModelImplementation

@@ -28,7 +28,7 @@ from conformance.model.frontmatter import parse_entry_text
 from conformance.model.identity import item_key
 from conformance.model.store import atomic_write
 from conformance.protocol.messages import ErrorResponse, OkResponse
-from conformance.runner import report_console, report_json, report_junit
+from conformance.report import console as report_console, json_report as report_json, junit as report_junit
 from conformance.runner.execute import required_ops, run_vector
 from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
 from conformance.runner.implementations import ModelImplementation

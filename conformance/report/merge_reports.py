@@ -25,7 +25,8 @@ from pathlib import Path
 
 from conformance import resources
 from conformance.protocol.messages import Describe
-from conformance.runner import github_report, report_console, report_json, report_junit
+from conformance.report import (console as report_console, github_report, json_report as report_json,
+                                junit as report_junit)
 from conformance.runner.checks import MISSING, CheckFailure
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import ExpectedFailure, claimed_level, grade, grade_vectors

@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from conformance.runner import result_model
-from conformance.runner.failure_block import describe_failure, why_no_cost
+from conformance.report.failure_block import describe_failure, why_no_cost
 from conformance.runner.grading import Grade, GradedVector, blocks_run
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.run import RunRecord

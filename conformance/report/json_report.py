@@ -18,7 +18,7 @@ import jsonschema
 
 from conformance import resources
 from conformance.runner import result_model
-from conformance.runner.failure_block import input_lines, show_command
+from conformance.report.failure_block import input_lines, show_command
 from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
 from conformance.safe_text import printable

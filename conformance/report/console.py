@@ -3,7 +3,7 @@
 The table counts vectors by spec section and level, in the buckets of
 `conformance.runner.result_model` (MUST failed apart from SHOULD and
 advisory failed, as in every other output). Each failing vector
-then shows its failure block (`conformance.runner.failure_block`: the
+then shows its failure block (`conformance.report.failure_block`: the
 requirements it tests, its input, what was sent, every mismatch with the
 strength of its check, the adapter's stderr). Then one line per level (earned, or why not, waivers
 named), the short verdict, and last its long explanation (spec 8).
@@ -16,9 +16,9 @@ from collections import Counter
 from tabulate import tabulate
 
 from conformance.runner import result_model
-from conformance.runner.failure_block import describe_failure
+from conformance.report.failure_block import describe_failure
 from conformance.runner.grading import LEVEL_NAMES, GradedVector, level_line
-from conformance.runner.report_junit import _section_key
+from conformance.report.junit import _section_key
 from conformance.runner.run import RunRecord
 from conformance.runner.vectors import LEVELS
 

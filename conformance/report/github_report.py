@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.github import Annotations, anchor, cell, code, code_block, write_step_summary
-from conformance.runner.failure_block import describe_failure, vector_source, why_no_cost
+from conformance.report.failure_block import describe_failure, vector_source, why_no_cost
 from conformance.runner import result_model
 from conformance.runner.grading import LEVEL_NAMES, GradedVector, blocks_run, level_line
 from conformance.runner.run import RunRecord
