@@ -1,7 +1,7 @@
 """The `run` subcommand: run the vectors against an adapter and grade it (spec 8).
 
 Also registers the protocol engineer's `doctor` subcommand when
-`conformance.runner.doctor` is present.
+`conformance.doctor.command` is present.
 """
 
 from __future__ import annotations
@@ -134,9 +134,9 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run_command)
 
     try:
-        doctor = importlib.import_module("conformance.runner.doctor")
+        doctor = importlib.import_module("conformance.doctor.command")
     except ModuleNotFoundError as error:
-        if error.name != "conformance.runner.doctor":
+        if error.name != "conformance.doctor.command":
             raise
     else:
         for name in ("register", "register_doctor", "add_doctor_parser"):

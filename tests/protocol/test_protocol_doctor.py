@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conformance.runner import doctor
+from conformance.doctor import command as doctor
 
 FAST = 0.5
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance.runner import doctor
-from conformance.runner.doctor_smoke import SMOKE_OPS
+from conformance.doctor import command as doctor
+from conformance.doctor.smoke import SMOKE_OPS
 
 QUIRKY = Path(__file__).with_name("quirky_adapter.py")
 PACKAGE_ROOT = Path(conformance.__file__).resolve().parents[1]

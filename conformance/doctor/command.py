@@ -3,7 +3,7 @@
 Each check watches the raw stdout of the adapter (docs/adapter-protocol.md)
 and, when it fails, says in plain words what to fix. After the hygiene
 checks, every op the adapter declares is sent once on a tiny store
-(`conformance.runner.doctor_smoke`). Exit codes: 0 every
+(`conformance.doctor.smoke`). Exit codes: 0 every
 check passed (warnings allowed), 1 some check failed, 2 the adapter could
 not be started or did not answer `describe`.
 """
@@ -497,7 +497,7 @@ def run_doctor(
                 checks.append(check_caps(described))
                 checks.extend(check_ids(probe, protocol))
                 checks.extend(check_unknown_op(probe, protocol))
-                from conformance.runner.doctor_smoke import smoke_checks  # it builds on this module
+                from conformance.doctor.smoke import smoke_checks  # it builds on this module
 
                 checks.extend(smoke_checks(probe, described, protocol, scratch))
                 checks = stdout_verdict(checks)
