@@ -86,3 +86,19 @@ def cycles() -> list[list[str]]:
 
 def test_no_module_imports_itself_back():
     assert cycles() == []
+
+
+def test_loading_checking_executing_and_grading_never_import_an_output_format():
+    # conformance.runner.command is the `run` subcommand: it wires the run to its outputs.
+    grading_side = [name for name in GRAPH
+                    if name.startswith("conformance.runner.") and name != "conformance.runner.command"]
+    outputs = ("conformance.report", "conformance.site")
+    assert grading_side
+    assert {name: sorted(target for target in GRAPH[name] if target.startswith(outputs))
+            for name in grading_side} == {name: [] for name in grading_side}
+
+
+def test_the_output_formats_live_in_their_own_package():
+    outputs = {"console", "json_report", "junit", "github_report", "failure_block", "matrix", "merge_reports"}
+    assert outputs <= {name.rpartition(".")[2] for name in MODULES if name.startswith("conformance.report.")}
+    assert not outputs & {name.rpartition(".")[2] for name in MODULES if name.startswith("conformance.runner.")}

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 from conformance.protocol.messages import OPS_FOR_LEVEL, AdapterFault, Describe, ErrorResponse, Request
-from conformance.doctor.command import FIX_STDOUT, Check, Probe, _reply_problem, _shown
+from conformance.doctor.probe import FIX_STDOUT, Check, Probe, _reply_problem, _shown
 from conformance.runner.vectors import snapshot
 
 # Request ids of the smoke tests (distinct from the hygiene checks' ids).

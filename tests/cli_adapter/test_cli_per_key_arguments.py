@@ -87,7 +87,8 @@ SESSION_OPS = {"add_goal": "", "complete_goal": "", "add_next_action": "", "comp
 
 def session_op(op: str) -> str:
     extra = {
-        "add_decision": '{ if = "why", then = ["--why={why}"] }, { if = "rejected", then = ["--rejected={rejected}"] }, ',
+        "add_decision": ('{ if = "why", then = ["--why={why}"] }, '
+                         '{ if = "rejected", then = ["--rejected={rejected}"] }, '),
         "hide_decision": '{ if = "purge", then = ["--purge"] }, ',
         "record_session": '"--summary={summary}", { if = "session_id", then = ["--session-id={session_id}"] }, ',
     }.get(op, "")

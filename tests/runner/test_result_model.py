@@ -75,7 +75,8 @@ def test_every_output_of_one_run_gives_the_same_counts(corpus, tmp_path, capsys,
     verdict = next(line for line in console.splitlines() if line.startswith("verdict: "))
     assert verdict == ("verdict: FAIL no memoir level earned (Full claimed): 2 MUST failed, 1 SHOULD failed, "
                        "1 advisory failed, 1 waived")
-    assert len(verdict.removeprefix("verdict: ")) <= 105 and console.splitlines()[-1].startswith("no memoir level (v0.1.2) earned")
+    assert len(verdict.removeprefix("verdict: ")) <= 105
+    assert console.splitlines()[-1].startswith("no memoir level (v0.1.2) earned")
 
     # JSON
     report = json.loads((tmp_path / "r.json").read_text())
@@ -99,7 +100,8 @@ def test_every_output_of_one_run_gives_the_same_counts(corpus, tmp_path, capsys,
                                 str(root), "--memoir-expect-fail", str(known), "-k", "rmodel")
     # pytest's own words: failed = MUST failed; xfailed = SHOULD + advisory + waived
     result.assert_outcomes(passed=1, failed=2, xfailed=3, deselected=result.parseoutcomes()["deselected"])
-    result.stdout.fnmatch_lines(["*: filtered run, no level graded: 1 of 6 passed; 2 MUST failed*", "6 vectors: 1 passed, 2 MUST failed, "
+    result.stdout.fnmatch_lines(["*: filtered run, no level graded: 1 of 6 passed; 2 MUST failed*",
+                                 "6 vectors: 1 passed, 2 MUST failed, "
                                  "1 SHOULD failed, 1 advisory failed, 1 waived"])
 
     # the site, built from the JSON report
