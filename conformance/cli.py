@@ -23,7 +23,7 @@ from conformance import SPEC_VERSION, __version__
 # `run` does not pay for the validator; `--help` imports them all.
 COMMANDS = {
     "run": "conformance.runner.command",
-    "doctor": "conformance.runner.command",
+    "doctor": "conformance.doctor.command",
     "validate": "conformance.validator.command",
     "rules": "conformance.validator.command",
     "vectors": "conformance.corpus.command",

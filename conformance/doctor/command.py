@@ -371,7 +371,7 @@ def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-register_doctor = add_doctor_parser
+register_doctor = register = add_doctor_parser   # `register` is what conformance.cli calls
 
 
 def handler(args: argparse.Namespace) -> int:

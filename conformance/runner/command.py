@@ -1,7 +1,7 @@
 """The `run` subcommand: run the vectors against an adapter and grade it (spec 8).
 
-Also registers the protocol engineer's `doctor` subcommand when
-`conformance.doctor.command` is present.
+It wires the runner (loading, execution, grading) to the outputs of
+`conformance.report`; `doctor` registers itself (`conformance.doctor.command`).
 """
 
 from __future__ import annotations
@@ -132,17 +132,6 @@ def register(subparsers) -> None:
     matrix.add_options(parser, target, grading)
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress line on the terminal")
     parser.set_defaults(handler=run_command)
-
-    try:
-        doctor = importlib.import_module("conformance.doctor.command")
-    except ModuleNotFoundError as error:
-        if error.name != "conformance.doctor.command":
-            raise
-    else:
-        for name in ("register", "register_doctor", "add_doctor_parser"):
-            if callable(getattr(doctor, name, None)):
-                getattr(doctor, name)(subparsers)
-                break
 
 
 def _error(message: str) -> int:
