@@ -156,3 +156,9 @@ def test_an_adapter_that_cannot_start_fails_the_items_and_names_the_path(pyteste
                                 "--memoir-vectors", str(vectors), "-k", "t.must")
     result.assert_outcomes(failed=2)
     assert "hint: the adapter command names 'nowhere/adapter.py', which does not exist" in result.stdout.str()
+
+
+def test_the_bundled_adapters_short_name_works_as_the_adapter(pytester, vectors):
+    result = pytester.runpytest("-p", "no:cacheprovider", "--memoir-adapter", "reference",
+                                "--memoir-vectors", str(vectors), "-k", "t.must.passes")
+    result.assert_outcomes(passed=1, deselected=result.parseoutcomes()["deselected"])
