@@ -23,7 +23,7 @@ from conformance import SPEC_VERSION, __version__
 # `run` does not pay for the validator; `--help` imports them all.
 COMMANDS = {
     "run": "conformance.runner.command",
-    "doctor": "conformance.runner.command",
+    "doctor": "conformance.doctor.command",
     "validate": "conformance.validator.command",
     "rules": "conformance.validator.command",
     "vectors": "conformance.corpus.command",
@@ -33,7 +33,7 @@ COMMANDS = {
     "fuzz": "conformance.fuzz.command",
     "init": "conformance.cli_adapter.command",
     "report": "conformance.site.command",
-    "merge-reports": "conformance.runner.merge_reports",
+    "merge-reports": "conformance.report.merge_reports",
     "spec-feedback": "conformance.feedback.command",
 }
 EXIT_OUTPUT_CLOSED = 141   # 128 + SIGPIPE, as a shell reports a process that a closed pipe ended

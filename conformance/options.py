@@ -46,6 +46,23 @@ def default_adapter() -> list[str]:
     return [sys.executable, str(resources.runners_dir() / "reference" / "adapter.py")]
 
 
+def bundled_adapters() -> dict[str, list[str]]:
+    """The adapters the kit ships, by the short name `--adapter NAME` takes in every command."""
+    runners = resources.runners_dir()
+    return {"reference": default_adapter(), "node-example": ["node", str(runners / "node-example" / "adapter.js")]}
+
+
+def adapter_by_name(command):
+    """`command` itself, or the bundled adapter it names (`reference`, `node-example`)."""
+    if isinstance(command, str) and command.strip() in bundled_adapters():
+        return bundled_adapters()[command.strip()]
+    return command
+
+
+ADAPTER_HELP = ('the adapter command line, for example "node my-adapter.js", or the short name of a bundled '
+                'adapter: reference, node-example')
+
+
 def add_cli_option(group, **extra) -> None:
     """`--cli FILE`: the implementation is a command-line tool driven by the generic CLI adapter
     (`extra`: more add_argument keywords, such as the action of a repeatable option)."""
@@ -68,7 +85,7 @@ def chosen_adapter(args, prog: str) -> ChosenAdapter | None:
     after `prog`, and None means it cannot be used.
     """
     if getattr(args, "cli", None) is None:
-        return ChosenAdapter(args.adapter or default_adapter(), args.timeout)
+        return ChosenAdapter(adapter_by_name(args.adapter) or default_adapter(), args.timeout)
     from conformance.cli_adapter import adapter_command, runner_timeout
     from conformance.cli_adapter.config import load
 

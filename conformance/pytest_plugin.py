@@ -21,8 +21,10 @@ the session. How an item ends:
 | listed in the expect-fail file | strict xfail: it must fail; passing fails the item |
 | listed with a digest that no longer matches | failed (stale entry) |
 
-The terminal summary ends with the runner's verdict line for the vectors
-that ran ("filtered run" when some were deselected).
+The terminal summary ends with the runner's short verdict, the result
+model's counts (`conformance.runner.result_model`: MUST failed apart from
+SHOULD and advisory failed, as in every output) and the long verdict, for
+the vectors that ran ("filtered run" when some were deselected).
 """
 
 from __future__ import annotations
@@ -158,7 +160,7 @@ class MemoirRun:
         """Start and describe the adapter, once; a failure is kept and fails every vector item."""
         if self.described is not None or self.start_problem is not None:
             return
-        from conformance.options import chosen_adapter, start_failure
+        from conformance.options import bundled_adapters, chosen_adapter, start_failure
         from conformance.protocol.client import DEFAULT_TIMEOUT
         from conformance.protocol.messages import AdapterFault
         from conformance.protocol.process import StartError, resolve_command
@@ -167,7 +169,9 @@ class MemoirRun:
 
         settings = self.settings
         args = argparse.Namespace(adapter=None, cli=settings.cli, timeout=settings.timeout or DEFAULT_TIMEOUT)
-        if settings.adapter:
+        if settings.adapter in bundled_adapters():
+            args.adapter = settings.adapter   # a bundled adapter's short name (reference, node-example)
+        elif settings.adapter:
             try:
                 args.adapter = resolve_command(settings.adapter, self.base)
             except (StartError, ValueError) as error:
@@ -288,7 +292,7 @@ class VectorItem(pytest.Item):
         self.vector = vector
 
     def runtest(self) -> None:
-        from conformance.runner.failure_block import describe_failure, why_no_cost
+        from conformance.report.failure_block import describe_failure, why_no_cost
         from conformance.runner.grading import STALE, XPASS, blocks_run, grade_vectors
 
         run = self.config.stash[RUN_KEY]
@@ -316,7 +320,7 @@ class VectorItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        from conformance.runner.failure_block import vector_source
+        from conformance.report.failure_block import vector_source
 
         path, line = vector_source(self.vector)
         return path, (line - 1 if line else None), f"memoir vector {self.vector.id}"
@@ -328,11 +332,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     run = config.stash.get(RUN_KEY, None)
     if run is None or not run.results or run.described is None:
         return
+    from conformance.runner import result_model
     from conformance.runner.grading import grade, grade_vectors
 
     ran = [vector for vector in run.corpus if vector.id in run.results]
     graded = grade_vectors(ran, [run.results[vector.id] for vector in ran], run.index, run.expected)
     result = grade(graded, _spec(), run.claim_grade.claimed, filtered=len(ran) < len(run.corpus),
                    waived_by=str(run.settings.expect_fail) if run.settings.expect_fail else None)
+    results = result_model.of_run(graded, result)
     terminalreporter.write_sep("-", "memoir-conform")
-    terminalreporter.write_line(f"{run.described.name} {run.described.version}: {result.verdict}")
+    terminalreporter.write_line(f"{run.described.name} {run.described.version}: {results.headline}")
+    terminalreporter.write_line(results.counts_line())
+    terminalreporter.write_line(result.verdict)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import shlex
 import shutil
 import tomllib
@@ -27,8 +28,11 @@ from conformance.cli_adapter.templates import (
     Text,
     conditions_of,
     fields_of,
+    iterated_of,
     parse_argv,
+    pipelines,
     quoted_fields,
+    shell_braces,
 )
 from conformance.model.session import DEFAULT_CAPS
 from conformance.protocol.messages import LEVELS, OPS_FOR_LEVEL
@@ -37,7 +41,11 @@ RESULT_MODES = ("json", "exit-code", "file")
 # Placeholders every template may use, whatever its op.
 COMMON_PLACEHOLDERS = ("config_dir",)
 
-_SHARED_KEYS = ("shell", "cwd", "env", "timeout", "invalid_input", "unsupported")
+_SHARED_KEYS = ("shell", "cwd", "env", "timeout", "invalid_input", "unsupported", "usage_error",
+                "invalid_input_stderr", "usage_error_stderr")
+# A usage message on stderr (argparse, click, getopt...) means the template built a wrong command
+# line, whatever the exit code: not a refusal of the input. `usage_error_stderr = []` turns it off.
+DEFAULT_USAGE_PATTERNS = (r"(?im)^usage: ",)
 _OP_KEYS = ("command", "stdin", "result", "pointer", "file", *_SHARED_KEYS)
 _DESCRIBE_KEYS = ("name", "version", "version_command", "spec", "claims", "caps", "reports")
 # The optional read_store reports a tool may declare (docs/adapter-protocol.md, E15).
@@ -61,6 +69,9 @@ class Invocation:
     timeout: float | None = None
     invalid_input: frozenset[int] = frozenset()
     unsupported: frozenset[int] = frozenset()
+    usage_error: frozenset[int] = frozenset()                  # exit codes: the command line is wrong
+    invalid_input_stderr: tuple[re.Pattern, ...] = ()          # stderr patterns: the input was refused
+    usage_error_stderr: tuple[re.Pattern, ...] = tuple(re.compile(p) for p in DEFAULT_USAGE_PATTERNS)
 
 
 @dataclass(frozen=True)
@@ -173,6 +184,20 @@ class _Reader:
             return frozenset()
         return frozenset(values)
 
+    def patterns(self, data: Mapping, key: str, where: str, default: tuple[str, ...] = ()) -> tuple[re.Pattern, ...]:
+        value = data.get(key, list(default))
+        values = value if isinstance(value, list) else [value]
+        compiled = []
+        for pattern in values:
+            if not isinstance(pattern, str):
+                self.problem(f"{where}.{key}", f"a regular expression (a string), or a list of them; found {pattern!r}")
+                continue
+            try:
+                compiled.append(re.compile(pattern))
+            except re.error as error:
+                self.problem(f"{where}.{key}", f"{pattern!r} is not a regular expression: {error}")
+        return tuple(compiled)
+
     # -- sections --------------------------------------------------------------
 
     def config(self, data: dict) -> CliConfig | None:
@@ -207,7 +232,8 @@ class _Reader:
             version_command = self.invocation(None, "describe.version_command",
                                               {"command": describe["version_command"]}, defaults)
         spec = self.string(describe, "spec", "describe") or SPEC_VERSION
-        claims = self.claims(describe, ops)
+        # An op whose table has problems is reported there, not again as a missing table.
+        claims = self.claims(describe, {**{op: None for op in ops_table if op in OP_ARGS}, **ops})
         caps = self.caps(describe)
         reports = self.reports(describe)
         if self.problems:
@@ -300,13 +326,21 @@ class _Reader:
             timeout = None
         invalid_input = self.codes(merged, "invalid_input", origin("invalid_input"))
         unsupported = self.codes(merged, "unsupported", origin("unsupported"))
-        both = sorted(invalid_input & unsupported)
-        if both:
-            self.problem(key, f"exit code {both[0]} is listed under both invalid_input and unsupported")
+        usage_error = self.codes(merged, "usage_error", origin("usage_error"))
+        for one, other, name in ((invalid_input, unsupported, "unsupported"), (invalid_input, usage_error, "usage_error"),
+                                 (unsupported, usage_error, "usage_error")):
+            both = sorted(one & other)
+            if both:
+                first = "invalid_input" if one is invalid_input else "unsupported"
+                self.problem(key, f"exit code {both[0]} is listed under both {first} and {name}")
         invocation = Invocation(
             key=key, argv=argv, shell_command=shell_command, stdin=self.text(table, "stdin", key),
             result=result, pointer=pointer, file=file, cwd=self.text(merged, "cwd", origin("cwd")), env=env,
             timeout=float(timeout) if timeout else None, invalid_input=invalid_input, unsupported=unsupported,
+            usage_error=usage_error,
+            invalid_input_stderr=self.patterns(merged, "invalid_input_stderr", origin("invalid_input_stderr")),
+            usage_error_stderr=self.patterns(merged, "usage_error_stderr", origin("usage_error_stderr"),
+                                             DEFAULT_USAGE_PATTERNS),
         )
         if len(self.problems) > count:
             return None
@@ -325,7 +359,13 @@ class _Reader:
                 if not isinstance(command, str):
                     self.problem(where, "with shell = true the command is one string, run by /bin/sh")
                 else:
-                    return (), Text.parse(command)
+                    template = Text.parse(shell_braces(command))
+                    if pipelines(template) and "pipefail" not in command:
+                        self.notes.append(
+                            f"{where}: warning: a pipeline's exit status is its last command's, so your tool's "
+                            "exit code (invalid_input, unsupported, usage_error) is lost; start the command with "
+                            "`set -o pipefail;` if your /bin/sh has it, or map stderr patterns instead")
+                    return (), template
             elif isinstance(command, str):
                 try:
                     tokens = shlex.split(command)
@@ -355,6 +395,11 @@ class _Reader:
         else:
             parts["command"] = fields_of(invocation.argv)
             used_conditions = conditions_of(invocation.argv)
+            repeatable = {arg.name for arg in OP_ARGS[op] if arg.kind == "json"} if op else set()
+            for name in sorted(iterated_of(invocation.argv) - repeatable):
+                self.problem(f"{invocation.key}.command", f"`each = \"{name}\"` names no object or list argument of "
+                                                          f"{op or 'this command'}; it can repeat over: "
+                                                          f"{', '.join(sorted(repeatable)) or 'none'}")
             for name in sorted(used_conditions - conditions):
                 self.problem(f"{invocation.key}.command", f"`if = \"{name}\"` names no argument of {op or 'this command'}"
                                                           f"; its arguments: {', '.join(sorted(conditions)) or 'none'}")
@@ -364,7 +409,7 @@ class _Reader:
                 parts[part] = value.fields
         for name, value in invocation.env.items():
             parts[f"env.{name}"] = value.fields
-        used = set(used_conditions)
+        used = set(used_conditions) | iterated_of(invocation.argv)
         for part, names in parts.items():
             used |= names
             for name in sorted(names - set(offered)):

@@ -7,7 +7,10 @@ own working directory, environment, stdin and timeout, and reads the
 answer the way the template says: JSON on stdout (at a JSON Pointer), a
 file the command wrote, or the exit code alone. An exit code the template
 maps to `invalid_input` or `unsupported` becomes that protocol error; any
-other failure becomes `internal`, with the command's stderr.
+other failure becomes `internal`, with the command's stderr; so does a
+usage error (an exit code in `usage_error`, or stderr matching
+`usage_error_stderr`, by default a `usage:` line), which a template with a
+typo causes and which must never pass for a refusal of the input.
 
 Every command it runs is logged on stderr, so that the runner shows the
 exact command line next to a failing vector.
@@ -31,7 +34,7 @@ from typing import Callable, Mapping, TextIO
 
 from conformance.cli_adapter.config import Invocation
 from conformance.cli_adapter.ops import OP_ARGS
-from conformance.cli_adapter.templates import render_argv, render_shell
+from conformance.cli_adapter.templates import entries, render_argv, render_shell
 from conformance.protocol.server import OpError
 
 SHELL = "/bin/sh"
@@ -103,7 +106,7 @@ def perform(
     try:
         values = placeholder_values(op, args, workspace, config_dir)
         finished = run(invocation, values, lambda name: _is_given(args.get(name)), config_dir,
-                       invocation.timeout or default_timeout)
+                       invocation.timeout or default_timeout, each=lambda name: entries(args.get(name), spell))
         _log(log, op, finished)
         return read_answer(invocation, op, finished, values, config_dir)
     finally:
@@ -111,13 +114,13 @@ def perform(
 
 
 def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str], bool], config_dir: Path,
-        timeout: float) -> Finished:
+        timeout: float, each: Callable[[str], list[dict[str, str]]] = lambda name: []) -> Finished:
     """Render and run the command; a command that cannot start is an OpError."""
     if invocation.shell_command is not None:
         line = render_shell(invocation.shell_command, values)
         argv, shown = [SHELL, "-c", line], line
     else:
-        argv = render_argv(invocation.argv, values, given)
+        argv = render_argv(invocation.argv, values, given, each)
         shown = shlex.join(argv)
     program = argv[0]
     cwd = config_dir / invocation.cwd.render(values) if invocation.cwd is not None else None
@@ -186,6 +189,17 @@ def read_answer(invocation: Invocation, op: str, finished: Finished, values: Map
         raise OpError("internal", f"{program} did not finish within {finished.seconds:.3g} s and was stopped "
                                   f"(the timeout of {invocation.key}){_stderr_text(finished)}")
     code = finished.exit_code
+    if code != 0:
+        stderr = finished.stderr.decode("utf-8", errors="replace")
+        if code in invocation.usage_error or any(p.search(stderr) for p in invocation.usage_error_stderr):
+            # Not a refusal: the command line the template built is wrong (a typo, a missing option).
+            raise OpError("internal", f"usage error: {program} rejected the command line {invocation.key} built "
+                                      f"(exit code {code}): check the template (usage_error, usage_error_stderr)"
+                                      f"{_stderr_text(finished)}")
+        if code > 0 and code not in invocation.unsupported and any(p.search(stderr)
+                                                                   for p in invocation.invalid_input_stderr):
+            raise OpError("invalid_input", f"{program} refused the input (exit code {code}, stderr matches "
+                                           f"invalid_input_stderr){_stderr_text(finished)}")
     if code in invocation.invalid_input:
         raise OpError("invalid_input", f"{program} refused the input (exit code {code}){_stderr_text(finished)}")
     if code in invocation.unsupported:

@@ -6,13 +6,18 @@ unbalanced brace) is found before anything runs. Rendering never re-parses
 what it substitutes: a value is one argv element, whatever characters it
 holds, and in a `shell = true` template it is quoted for `/bin/sh`.
 
-An argv template is a list of items: a string (one argument) or an `if`
+An argv template is a list of items: a string (one argument), an `if`
 table, `{if = "why", then = ["--why", "{why}"], else = [...]}`, whose
-branch is chosen by whether the op argument is given (and not false).
+branch is chosen by whether the op argument is given (and not false), or
+an `each` table, `{each = "set", args = ["--set-json", "{key}={value_json}"]}`,
+whose `args` are repeated for every key of an object argument (every item
+of a list), with `{key}` (the key, or the item's position), `{value}` (a
+string as it is, anything else as JSON) and `{value_json}` (always JSON).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import string
@@ -66,7 +71,17 @@ class Choice:
     otherwise: tuple[Item, ...] = ()
 
 
-Item = Union[Text, Choice]
+@dataclass(frozen=True)
+class Each:
+    """An `each` table: `args` once per key of an object argument (per item of a list)."""
+
+    argument: str
+    args: tuple[Item, ...]
+
+
+Item = Union[Text, Choice, Each]
+# The placeholders an `each` table adds for its `args`.
+EACH_FIELDS = ("key", "value", "value_json")
 
 
 def parse_argv(items: Iterable[object]) -> tuple[Item, ...]:
@@ -75,10 +90,12 @@ def parse_argv(items: Iterable[object]) -> tuple[Item, ...]:
     for item in items:
         if isinstance(item, str):
             parsed.append(Text.parse(item))
+        elif isinstance(item, dict) and "each" in item:
+            parsed.append(_parse_each(item))
         elif isinstance(item, dict):
             parsed.append(_parse_choice(item))
         else:
-            raise TemplateError(f"{item!r} is neither a string nor an `if` table")
+            raise TemplateError(f"{item!r} is neither a string nor an `if` or `each` table")
     return tuple(parsed)
 
 
@@ -100,12 +117,32 @@ def _parse_choice(table: dict) -> Choice:
     return Choice(condition, *branches)
 
 
+def _parse_each(table: dict) -> Each:
+    unknown = sorted(set(table) - {"each", "args"})
+    if unknown:
+        raise TemplateError(f"an `each` table has only the keys each, args; found {', '.join(unknown)}")
+    argument = table.get("each")
+    if not isinstance(argument, str) or not _NAME.match(argument):
+        raise TemplateError("an `each` table needs `each = \"ARGUMENT\"`, the name of an object or list argument")
+    args = table.get("args")
+    if not isinstance(args, list) or not args:
+        raise TemplateError("`args` of an `each` table is a non-empty list of arguments, repeated for every "
+                            "key (or item), e.g. [\"--set-json\", \"{key}={value_json}\"]")
+    parsed = parse_argv(args)
+    if any(isinstance(item, Each) for item in parsed):
+        raise TemplateError("an `each` table cannot hold another `each` table")
+    return Each(argument, parsed)
+
+
 def fields_of(items: Iterable[Item]) -> set[str]:
-    """Every placeholder the items use, in either branch of their `if` tables."""
+    """Every placeholder the items use, in either branch of their `if` tables
+    (not the ones an `each` table adds for its own `args`)."""
     names: set[str] = set()
     for item in items:
         if isinstance(item, Text):
             names |= item.fields
+        elif isinstance(item, Each):
+            names |= fields_of(item.args) - set(EACH_FIELDS)
         else:
             names |= fields_of(item.then) | fields_of(item.otherwise)
     return names
@@ -117,17 +154,45 @@ def conditions_of(items: Iterable[Item]) -> set[str]:
     for item in items:
         if isinstance(item, Choice):
             names |= {item.condition} | conditions_of(item.then) | conditions_of(item.otherwise)
+        elif isinstance(item, Each):
+            names |= conditions_of(item.args)
     return names
 
 
-def render_argv(items: Iterable[Item], values: Mapping[str, str], given: Callable[[str], bool]) -> list[str]:
-    """The argv list: one element per string item, `if` tables resolved."""
+def iterated_of(items: Iterable[Item]) -> set[str]:
+    """The argument names the items' `each` tables repeat over."""
+    names: set[str] = set()
+    for item in items:
+        if isinstance(item, Each):
+            names.add(item.argument)
+        elif isinstance(item, Choice):
+            names |= iterated_of(item.then) | iterated_of(item.otherwise)
+    return names
+
+
+def entries(value: object, spell: Callable[[object], str]) -> list[dict[str, str]]:
+    """The `{key}`, `{value}`, `{value_json}` of each repetition over an argument's value:
+    an object's keys in order, a list's items by position; nothing for an absent value."""
+    if value is None:
+        return []
+    pairs = value.items() if isinstance(value, dict) else enumerate(value if isinstance(value, list) else [value])
+    return [{"key": str(key), "value": spell(item), "value_json": json.dumps(item, ensure_ascii=False,
+                                                                              separators=(",", ":"))}
+            for key, item in pairs]
+
+
+def render_argv(items: Iterable[Item], values: Mapping[str, str], given: Callable[[str], bool],
+                each: Callable[[str], list[dict[str, str]]] = lambda name: []) -> list[str]:
+    """The argv list: one element per string item, `if` tables resolved, `each` tables repeated."""
     argv: list[str] = []
     for item in items:
         if isinstance(item, Text):
             argv.append(item.render(values))
+        elif isinstance(item, Each):
+            for entry in each(item.argument):
+                argv.extend(render_argv(item.args, {**values, **entry}, given, each))
         else:
-            argv.extend(render_argv(item.then if given(item.condition) else item.otherwise, values, given))
+            argv.extend(render_argv(item.then if given(item.condition) else item.otherwise, values, given, each))
     return argv
 
 
@@ -136,17 +201,69 @@ def render_shell(template: Text, values: Mapping[str, str]) -> str:
     return template.render(values, shlex.quote)
 
 
+_PLACEHOLDER_AT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def shell_braces(source: str) -> str:
+    """A shell template with the braces of `{ ...; }` groups written `{{` and `}}`, so
+    that only `{name}` is a placeholder: a group opens with `{` and a blank (a
+    placeholder name never starts with one) and closes with a `}` that ends no
+    placeholder. Braces already doubled stay as they are."""
+    out, index = [], 0
+    while index < len(source):
+        char = source[index]
+        if source.startswith(("{{", "}}"), index):
+            out.append(source[index:index + 2])
+            index += 2
+            continue
+        placeholder = _PLACEHOLDER_AT.match(source, index)
+        if placeholder:
+            out.append(placeholder.group())
+            index = placeholder.end()
+            continue
+        if char == "{" and source[index + 1: index + 2] in (" ", "\t", "\n"):
+            out.append("{{")
+        elif char == "}":
+            out.append("}}")
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
+class _Quotes:
+    """/bin/sh quoting, followed one character at a time: `inside` is the open quote ("" outside)."""
+
+    def __init__(self):
+        self.inside, self.escaped = "", False
+
+    def feed(self, char: str) -> bool:
+        """Whether `char` is shell syntax: not quoted, not escaped, not itself a quote or an escape."""
+        if self.escaped:
+            self.escaped = False
+        elif char == "\\" and self.inside != "'":
+            self.escaped = True
+        elif char in "'\"" and self.inside in ("", char):
+            self.inside = "" if self.inside else char
+        else:
+            return not self.inside
+        return False
+
+
+def pipelines(template: Text) -> bool:
+    """Whether a shell template pipes one command into another (an unquoted `|`, not `||`)."""
+    quotes = _Quotes()
+    text = "".join(literal + ("x" if field else "") for literal, field in template.parts)
+    return any(quotes.feed(char) and char == "|" and "|" not in (text[index - 1: index], text[index + 1: index + 2])
+               for index, char in enumerate(text))
+
+
 def quoted_fields(template: Text) -> list[str]:
     """Placeholders that sit inside quotes in a shell template (they would be quoted twice)."""
-    found, quote, escaped = [], "", False
+    found, quotes = [], _Quotes()
     for literal, field in template.parts:
         for char in literal:
-            if escaped:
-                escaped = False
-            elif char == "\\" and quote != "'":
-                escaped = True
-            elif char in "'\"" and quote in ("", char):
-                quote = "" if quote else char
-        if field is not None and quote:
+            quotes.feed(char)
+        if field is not None and quotes.inside:
             found.append(field)
     return found

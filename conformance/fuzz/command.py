@@ -27,7 +27,7 @@ from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError
 from conformance.runner.adapter_files import remove_tree
 from conformance.runner.implementations import AdapterImplementation
-from conformance.options import add_cli_option, chosen_adapter, positive_float, positive_int, start_failure
+from conformance.options import ADAPTER_HELP, add_cli_option, chosen_adapter, positive_float, positive_int, start_failure
 from conformance.progress import Progress
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -61,7 +61,7 @@ def register(subparsers) -> None:
     )
     target = parser.add_argument_group("implementation")
     chosen = target.add_mutually_exclusive_group()
-    chosen.add_argument("--adapter", metavar="CMD", help="the adapter command line (default: the bundled reference adapter)")
+    chosen.add_argument("--adapter", metavar="CMD", help=f"{ADAPTER_HELP} (default: reference)")
     add_cli_option(chosen)
     target.add_argument("--oneshot", action="store_true", help="start a fresh adapter process for every request")
     target.add_argument("--timeout", metavar="S", type=positive_float, default=DEFAULT_TIMEOUT,

@@ -6,6 +6,9 @@
 - `execute`: one vector in its scratch directory, its result document
 - `run`: many vectors, on a pool of implementations (`-j N`)
 - `selection`, `requirements`, `grading`: which vectors count, and for what
-- `report_console`, `report_json`, `report_junit`: the reports
+- `result_model`: the graded run counted once, for every output
 - `command`: the `memoir-conform run` subcommand
+
+The outputs (console, JSON, JUnit, GitHub, several implementations, merged
+shards) are `conformance.report`; `doctor` is `conformance.doctor`.
 """

@@ -1,13 +1,12 @@
 """The `run` subcommand: run the vectors against an adapter and grade it (spec 8).
 
-Also registers the protocol engineer's `doctor` subcommand when
-`conformance.runner.doctor` is present.
+It wires the runner (loading, execution, grading) to the outputs of
+`conformance.report`; `doctor` registers itself (`conformance.doctor.command`).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import tempfile
 import time
@@ -20,8 +19,9 @@ from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.messages import AdapterFault
 from conformance.protocol.process import StartError, sandbox_problem
 from conformance.progress import Progress
-from conformance.runner import (expect_fail_writer, github_report, matrix, report_console, report_json, report_junit,
-                                shards)
+from conformance.report import (console as report_console, github_report, json_report as report_json,
+                                junit as report_junit, matrix)
+from conformance.runner import expect_fail_writer, shards
 from conformance.runner.adapter_files import remove_tree
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import claimed_level, grade, grade_vectors, load_expected_failures
@@ -32,6 +32,7 @@ from conformance.runner.selection import Filters, select
 from conformance.runner.strength import strength_problems
 from conformance.runner.vectors import LEVELS, load_corpus
 from conformance.options import (
+    ADAPTER_HELP,
     adapter_limits,
     add_adapter_limit_options,
     add_cli_option,
@@ -80,8 +81,7 @@ def register(subparsers) -> None:
     target = parser.add_argument_group("implementation")
     # --adapter and --cli repeat and mix (several implementations); --model goes alone (matrix.targets)
     target.add_argument("--adapter", metavar="CMD", action=matrix.TargetAction,
-                        help="the adapter command line (default: the bundled reference adapter); "
-                             "repeat it to run several implementations")
+                        help=f"{ADAPTER_HELP} (default: reference); repeat it to run several implementations")
     add_cli_option(target, action=matrix.TargetAction)
     target.add_argument("--model", action="store_true",
                         help="run the reference model in-process instead of an adapter (the kit's self-test)")
@@ -100,8 +100,9 @@ def register(subparsers) -> None:
     pick.add_argument("--section", action="append", default=[], metavar="S",
                       help="only vectors of spec section S or its subsections (repeatable)")
     pick.add_argument("--tag", action="append", default=[], metavar="T", help="only vectors tagged T (repeatable)")
-    pick.add_argument("-k", dest="pattern", metavar="PATTERN",
-                      help="only vectors whose id matches this glob, or whose id or title contains it")
+    pick.add_argument("-k", dest="pattern", metavar="PATTERN", action="append",
+                      help="only vectors whose id matches this glob, or whose id or title contains it "
+                           "(repeatable: a vector matching any of them)")
     pick.add_argument("--spec", choices=SPEC_VERSIONS, default=SPEC_VERSION,
                       help=f"grade against this spec version: only vectors whose requirements existed then (default {SPEC_VERSION})")
     pick.add_argument("--vectors", action="append", default=[], metavar="DIR", type=Path,
@@ -130,17 +131,6 @@ def register(subparsers) -> None:
     matrix.add_options(parser, target, grading)
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress line on the terminal")
     parser.set_defaults(handler=run_command)
-
-    try:
-        doctor = importlib.import_module("conformance.runner.doctor")
-    except ModuleNotFoundError as error:
-        if error.name != "conformance.runner.doctor":
-            raise
-    else:
-        for name in ("register", "register_doctor", "add_doctor_parser"):
-            if callable(getattr(doctor, name, None)):
-                getattr(doctor, name)(subparsers)
-                break
 
 
 def _error(message: str) -> int:
@@ -215,7 +205,7 @@ def run_one(args) -> int:
             if entry.id not in known:
                 notes.append(f"expect-fail entry {entry.id!r} names no vector in the corpus")
 
-    filters = Filters(args.level, tuple(args.section), tuple(args.tag), args.pattern)
+    filters = Filters(args.level, tuple(args.section), tuple(args.tag), tuple(args.pattern or ()))
     narrowed = filters.narrowed
     vectors, newer = select(corpus.vectors, filters, index, args.spec)
     if args.shard:
@@ -278,6 +268,7 @@ def run_one(args) -> int:
             notes.append(f"the scratch directories of failing vectors are kept under {args.keep_scratch}")
         if github.enabled(args.github):
             notes.extend(github_report.emit(record))
+        notes.extend(github_report.step_outputs(record))
         print(printable(report_console.render(record), multiline=True))
         try:
             if args.json:

@@ -222,6 +222,8 @@ class Grade:
     tallies: dict[str, Tally]             # per strength: vectors with such an expectation, and how many showed it
     counts: dict[str, int]
     filtered: bool
+    must_failed: int                      # failed vectors (not listed) with a failed MUST check; the rest of
+                                          # counts[FAIL] failed only SHOULD or advisory checks
     waived_by: str | None                 # the expect-fail file, as the user named it
     verdict: str
     exit_code: int
@@ -285,7 +287,8 @@ def grade(graded: list[GradedVector], spec: str, claimed: str | None, filtered: 
     result = Grade(
         spec=spec, claimed=claimed, earned=highest("earned"),
         reached_if_waived_fixed=highest("reached_if_waived_fixed"), levels=levels, tallies=tallies,
-        counts=counts, filtered=filtered, waived_by=waived_by, verdict="", exit_code=0, up_to=up_to,
+        counts=counts, filtered=filtered,
+        must_failed=sum(item.outcome == FAIL and MUST in item.failed_strengths for item in graded), waived_by=waived_by, verdict="", exit_code=0, up_to=up_to,
     )
     reached = result.reached_if_waived_fixed
     claim_met = filtered or claimed is None or (reached is not None and LEVELS.index(reached) >= LEVELS.index(claimed))
@@ -350,8 +353,11 @@ def verdict(result: Grade) -> str:
         ran = sum(result.counts.values())
         parts = [f"filtered run, no level graded: {result.counts[PASS] + result.counts[XPASS]} of {ran} "
                  f"selected vectors passed"]
-        problems = [f"{result.counts[outcome]} {name}" for outcome, name in (
-            (FAIL, "failed"), (ERROR, "adapter errors"), (NOT_APPLICABLE, "not applicable")) if result.counts[outcome]]
+        # MUST failures apart from the SHOULD and advisory ones, as the result model counts them.
+        failed = {"MUST failed": result.must_failed,
+                  "SHOULD or advisory failed": result.counts[FAIL] - result.must_failed,
+                  "adapter errors": result.counts[ERROR], "not applicable": result.counts[NOT_APPLICABLE]}
+        problems = [f"{count} {name}" for name, count in failed.items() if count]
         if problems:
             parts[0] += f" ({', '.join(problems)})"
     elif result.earned:

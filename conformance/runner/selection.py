@@ -30,7 +30,12 @@ class Filters:
     level: str | None = None            # this level and the ones below it
     sections: tuple[str, ...] = ()      # a section and its subsections
     tags: tuple[str, ...] = ()          # any of these tags
-    pattern: str | None = None          # -k: glob on the id, or substring of id or title
+    pattern: str | tuple[str, ...] | None = None   # -k (repeatable, any of them): glob on the id, or
+                                                   # substring of id or title
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        return (self.pattern,) if isinstance(self.pattern, str) else tuple(self.pattern or ())
 
     @property
     def active(self) -> bool:
@@ -61,7 +66,7 @@ def selected(vector: Vector, filters: Filters) -> bool:
         return False
     if filters.tags and not set(filters.tags) & set(vector.tags):
         return False
-    if filters.pattern and not matches_pattern(vector, filters.pattern):
+    if filters.patterns and not any(matches_pattern(vector, pattern) for pattern in filters.patterns):
         return False
     return True
 

@@ -27,8 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from conformance import __version__
+from conformance.runner import result_model
 from conformance.runner.grading import LEVEL_NAMES, OUTCOMES
-from conformance.runner.report_junit import _section_key
+from conformance.report.junit import _section_key
 from conformance.runner.requirements import RequirementIndex
 from conformance.site import cells
 from conformance.site.badges import badge
@@ -41,7 +42,10 @@ OWN_ENTRIES = ("index.html", MANIFEST, "impl", "req", "badges", "assets")
 SENT_CHARS = 12000      # per vector, on a page; the JSON report has everything
 VALUE_CHARS = 6000      # per expected or received value
 STDERR_CHARS = 6000
-SHOWN_OUTCOMES = ("xpass", "stale")   # shown on an implementation's page even though nothing failed
+SHOWN_OUTCOMES = ("xpass", "stale")
+# The result model's buckets in an implementation's levels table (each level's own vectors).
+LEVEL_BUCKETS = (result_model.MUST_FAILED, result_model.ERRORS, result_model.SHOULD_FAILED,
+                 result_model.ADVISORY_FAILED, result_model.WAIVED, result_model.NOT_APPLICABLE)   # shown on an implementation's page even though nothing failed
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,8 @@ def implementation_context(report: SiteReport) -> dict:
     section_rows = sorted(by_section.items(),
                           key=lambda item: (_section_key(item[0][0]), cells.LEVEL_ORDER.index(item[0][1])))
     return {
+        "results": result_model.of_report(report.data), "level_buckets": LEVEL_BUCKETS,
+        "bucket_labels": result_model.LABELS,
         "failures": [(vector, cells.vector_state(vector)) for vector in shown],
         "not_applicable": sorted(not_applicable.items(), key=lambda item: (-item[1], item[0])),
         "section_rows": section_rows, "outcomes": outcomes,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from conformance.runner.report_junit import _section_key
+from conformance.report.junit import _section_key
 from conformance.runner.requirements import RequirementIndex
 from conformance.site.reports import SiteReport
 
@@ -132,6 +132,10 @@ class Row:
     @property
     def outcomes(self) -> list[str]:
         return sorted({cell.state for cell in self.cells}, key=_state_rank)
+
+    def first_vector(self, column: int, state: str) -> str | None:
+        """The first vector in `state` for the implementation of `column`: where its cell links to."""
+        return next((vector_id for vector_id, states in self.states.items() if states[column] == state), None)
 
     def passing_everywhere(self) -> list[str]:
         """The vectors that passed for every implementation that ran them."""

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.runner import report_json
-from conformance.runner.merge_reports import regrade
+from conformance.report import json_report as report_json
+from conformance.report.merge_reports import regrade
 from conformance.runner.grading import LEVEL_NAMES
 
 SLUG_CHARS = 48

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 from conformance import safe_text
-from conformance.runner.failure_block import readable_args
+from conformance.report.failure_block import readable_args
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 

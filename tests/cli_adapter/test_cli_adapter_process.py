@@ -112,7 +112,9 @@ def test_exit_codes_map_to_error_kinds_with_the_commands_stderr(adapter, write_c
                       "unsupported")
     assert "exit code 4" in message and "cannot purge" in message
     message = refused(client.request("add_decision", {"store": str(store), "text": "x"}), "internal")
-    assert "failed with exit code 2" in message and "unrecognized arguments: --no-such-option" in message
+    # A usage message on stderr is a mistake in the template, never a refusal of the input.
+    assert message.startswith("usage error: toymemo rejected the command line ops.add_decision built (exit code 2)")
+    assert "unrecognized arguments: --no-such-option" in message
     assert "killed by signal 9" in refused(client.request("add_goal", {"store": str(store), "text": "x"}), "internal")
     # The runner shows the adapter's stderr next to a failure: it names the exact command run.
     assert "[cli-adapter] add_decision: toymemo decide --store" in client.stderr_tail()

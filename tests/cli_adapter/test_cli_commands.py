@@ -14,7 +14,7 @@ from conformance.cli_adapter.command import TEMPLATE
 from conformance.fuzz.engine import FuzzRun
 from conformance.fuzz.report import reproduce_command
 from conformance.options import chosen_adapter
-from conformance.runner import report_json
+from conformance.report import json_report as report_json
 
 SESSION_A = {"version": 1, "current": {"next_actions": [{"text": "Local", "added": "2026-01-01T00:00:00Z"}]}}
 SESSION_B = {"version": 1, "current": {"next_actions": [{"text": "Remote", "added": "2026-01-02T00:00:00Z"}]}}

@@ -71,7 +71,7 @@ def test_describe_declares_the_read_store_reports_the_tool_gives(write_config):
     ("[ops.add_goal]\ncommand = 'true \"{text}'\n", "ops.add_goal.command", "cannot split it into arguments"),
     ("[ops.add_goal]\ncommand = ['true', {if = 'why', then = ['x']}]\n", "ops.add_goal.command", "names no argument of add_goal"),
     ("[ops.add_goal]\ncommand = ['true', {if = 'text', then = 'x'}]\n", "ops.add_goal.command", "is a list of arguments"),
-    ("[ops.add_goal]\ncommand = ['true', 7]\n", "ops.add_goal.command", "neither a string nor an `if` table"),
+    ("[ops.add_goal]\ncommand = ['true', 7]\n", "ops.add_goal.command", "neither a string nor an `if` or `each` table"),
     ("[ops.add_goal]\nshell = true\ncommand = ['true']\n", "ops.add_goal.command", "one string, run by /bin/sh"),
     ("[ops.add_goal]\nshell = true\ncommand = 'true \"{text}\"'\n", "ops.add_goal.command", "{text} is inside quotes"),
     ("[ops.add_goal]\ncommand = 'true'\nenv = {X = '{nope}'}\n", "ops.add_goal.env.X", "unknown placeholder {nope}"),

@@ -141,8 +141,8 @@ def test_expect_fail_entries_are_strict_xfails_and_stale_ones_fail(pytester, vec
 def test_the_summary_ends_with_the_runners_verdict(pytester, vectors):
     result = pytester.runpytest("-p", "no:cacheprovider", "--memoir-adapter", REFERENCE,
                                 "--memoir-vectors", str(vectors), "-k", "t.must")
-    result.stdout.fnmatch_lines(["*memoir-conform*", "memoir-conform reference model *: filtered run, no level "
-                                 "graded: 1 of 2 selected vectors passed (1 failed)*"])
+    result.stdout.fnmatch_lines(["*memoir-conform*", "memoir-conform reference model *: filtered run, no level graded: 1 of 2 passed; 1 MUST failed", "2 vectors: 1 passed, 1 MUST failed", "filtered run, no level "
+                                 "graded: 1 of 2 selected vectors passed (1 MUST failed)*"])
 
 
 def test_ini_options_work_relative_to_the_ini_file(pytester, vectors):
@@ -156,3 +156,9 @@ def test_an_adapter_that_cannot_start_fails_the_items_and_names_the_path(pyteste
                                 "--memoir-vectors", str(vectors), "-k", "t.must")
     result.assert_outcomes(failed=2)
     assert "hint: the adapter command names 'nowhere/adapter.py', which does not exist" in result.stdout.str()
+
+
+def test_the_bundled_adapters_short_name_works_as_the_adapter(pytester, vectors):
+    result = pytester.runpytest("-p", "no:cacheprovider", "--memoir-adapter", "reference",
+                                "--memoir-vectors", str(vectors), "-k", "t.must.passes")
+    result.assert_outcomes(passed=1, deselected=result.parseoutcomes()["deselected"])

@@ -9,7 +9,7 @@ import tempfile
 
 import pytest
 
-from conformance.runner import doctor
+from conformance.doctor import command as doctor
 
 FAST = 0.5
 

@@ -13,7 +13,7 @@ import conformance
 from conformance.protocol.client import AdapterClient
 from conformance.protocol.messages import Describe, ErrorResponse, OkResponse
 from conformance.resources import runners_dir, schema_dir
-from conformance.runner import doctor
+from conformance.doctor import command as doctor
 
 pytest.importorskip("conformance.reference", reason="the reference model is not built yet")
 

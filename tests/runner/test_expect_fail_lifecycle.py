@@ -119,8 +119,9 @@ def test_level_reader_grades_reader_and_says_the_rest_is_not_graded(capsys, read
                            "--json", tmp_path / "r.json")
     assert code == 0
     lines = out.splitlines()
-    assert lines[-4:] == ["Reader: earned", "Writer: not graded (run limited to --level reader)",
+    assert lines[-5:] == ["Reader: earned", "Writer: not graded (run limited to --level reader)",
                           "Full: not graded (run limited to --level reader)",
+                          "verdict: PASS memoir Reader earned: nothing failed",
                           "memoir Reader (v0.1.2) earned; Writer and Full not graded (run limited to --level reader); "
                           "SHOULD 0/0"]
     grade = json.loads((tmp_path / "r.json").read_text())["grade"]

@@ -161,7 +161,7 @@ def test_filtered_runs_grade_no_level_but_fail_on_failures():
     _, result = outcomes([(make("f", "full"), "pass")], filtered=True)
     assert result.exit_code == 0 and result.verdict.startswith("filtered run, no level graded: 1 of 1")
     _, result = outcomes([(make("f", "full"), "fail"), (make("g", "full"), "pass")], filtered=True)
-    assert result.exit_code == 1 and "1 of 2 selected vectors passed (1 failed)" in result.verdict
+    assert result.exit_code == 1 and "1 of 2 selected vectors passed (1 MUST failed)" in result.verdict
 
 
 def _entry(v: Vector, digest: str | None = None) -> ExpectedFailure:

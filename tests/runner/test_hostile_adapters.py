@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from runner_helpers import run_report as run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -13,8 +14,8 @@ from runner_helpers import vector, write_vector_file
 
 from conformance.cli import build_parser, main
 from conformance.resources import runners_dir
-from conformance.runner import matrix
-from conformance.runner.matrix import Target, load_matrix
+from conformance.report import matrix
+from conformance.report.matrix import Target, load_matrix
 
 REFERENCE = shlex.join([sys.executable, str(runners_dir() / "reference" / "adapter.py")])
 MUTANT = shlex.join([sys.executable, str(runners_dir() / "mutants" / "03_hidden_not_sticky.py")])
@@ -98,3 +99,10 @@ def test_two_adapters_give_a_report_each_and_the_worst_exit_code(tmp_path, capsy
     assert set(outcomes["reference"].values()) == {"pass"} and outcomes["mutant"]["mx.merge.hidden"] == "fail"
     assert "== implementation 3/3: /nonexistent/adapter" in captured.out
     assert "could not run" in captured.out and "cannot start the adapter" in captured.err
+    # The summary table: a header on every column, and the result model's counts under them.
+    table = captured.out[captured.out.index("implementation  "):].splitlines()
+    assert re.split(r"\s{2,}", table[0].strip()) == ["implementation", "claimed", "earned", "MUST failed",
+                                                     "adapter errors", "SHOULD failed", "advisory failed", "waived",
+                                                     "exit", "report"]
+    mutant_row = next(line for line in table if line.startswith("memoir-conform mutant 03"))
+    assert re.split(r"\s{2,}", mutant_row.strip())[1:9] == ["Full", "none", "1", "0", "0", "0", "0", "1"]

@@ -4,6 +4,7 @@ adapter (persistent, one-shot, -j 2) and a misbehaving adapter."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
@@ -15,7 +16,7 @@ from runner_helpers import vector, write_vector_file
 import conformance
 from conformance.cli import main
 from conformance.resources import runners_dir
-from conformance.runner import report_json
+from conformance.report import json_report as report_json
 
 REFERENCE_ADAPTER = runners_dir() / "reference" / "adapter.py"
 
@@ -175,3 +176,20 @@ def test_a_hung_or_crashing_adapter_is_reported_on_its_vector_and_the_run_goes_o
     assert "about to crash on purpose" in out
     # The invariants derived from the two broken merge vectors meet the same faults.
     assert code == 1 and "6 adapter errors" in out.splitlines()[-1]
+
+
+def test_k_repeats_and_selects_the_vectors_matching_any_pattern(capsys):
+    code, out, _ = run_cli(capsys, "--model", "--list", "-k", "read.golden", "-k", "merge.hidden")
+    ids = [line.split()[0] for line in out.splitlines()[2:-1]]
+    assert code == 0 and ids
+    assert all("read.golden" in vid or "merge.hidden" in vid for vid in ids)
+    assert any("read.golden" in vid for vid in ids) and any("merge.hidden" in vid for vid in ids)
+
+
+@pytest.mark.parametrize("name", ["reference", "node-example"])
+def test_a_bundled_adapter_is_named_by_its_short_name(capsys, level_vectors, name):
+    if name == "node-example" and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    code, out, err = run_cli(capsys, "--adapter", name, "--no-bundled", "--vectors", level_vectors, "--quiet")
+    assert code == 0, out + err
+    assert out.splitlines()[-2].startswith("verdict: PASS memoir Full earned")

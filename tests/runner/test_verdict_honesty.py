@@ -28,7 +28,7 @@ from conformance.model.frontmatter import parse_entry_text
 from conformance.model.identity import item_key
 from conformance.model.store import atomic_write
 from conformance.protocol.messages import ErrorResponse, OkResponse
-from conformance.runner import report_console, report_json, report_junit
+from conformance.report import console as report_console, json_report as report_json, junit as report_junit
 from conformance.runner.execute import run_vector
 from conformance.runner.grading import ExpectedFailure, grade, grade_vectors
 from conformance.runner.implementations import ModelImplementation
@@ -131,12 +131,12 @@ def test_a_reader_that_shows_entry_tombstones_as_live_does_not_earn_reader(corpu
     graded, result = graded_run(corpus, reference_results, EntryTombstonesLiveReader(), ["read_store"], tmp_path)
     assert result.earned is None
     assert {"read.entry-visibility.hidden-decision-entry", "read.entry-visibility.next-action-entry-done-after-added",
-            "read.entry-visibility.next-action-entry-done-at-offset-equal-instant"} <= set(_failing(graded))
+            "read.entry-visibility.next-action-entry-done-at-offset-equal-instant"} <= set(failing(graded))
 
 
 def test_a_reader_that_does_not_report_entry_visibility_cannot_earn_reader(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, NoEntryVisibilityReport(), ["read_store"], tmp_path)
-    assert result.earned is None and not _failing(graded)
+    assert result.earned is None and not failing(graded)
     unshown = [item for item in graded if item.result.outcome == "not_applicable"]
     assert {item.vector.id for item in unshown} == {
         vector.id for vector in corpus if "entry_live" in vector.reports}

@@ -141,3 +141,16 @@ def test_without_chromium_on_path_the_tests_skip(monkeypatch):
     monkeypatch.delenv("MEMOIR_CHROMIUM", raising=False)
     monkeypatch.setenv("PATH", "")
     assert chromium_path() is None
+
+
+def test_a_matrix_cell_links_to_its_failure_whose_card_shows_the_input(page, site):
+    page.goto((site / "index.html").as_uri())
+    cell(page, "S3.4-readers-resolve-wikilinks", "reference").locator("a").click()
+    page.wait_for_load_state()
+    assert page.url.endswith("impl/reference.html#v-site.read.links-should")
+    details = page.locator('details[id="v-site.read.links-should"]')
+    assert details.get_attribute("open") is not None
+    # the input store's files, as the console shows them, and the command that shows the vector whole
+    assert 'memory/fact_b.md (39 bytes): "---\\ntype: fact' in details.locator("pre.input").inner_text()
+    assert "memoir-conform vectors show site.read.links-should --vectors " in details.locator("p.show").inner_text()
+    assert page.problems == []

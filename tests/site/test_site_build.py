@@ -10,7 +10,7 @@ import pytest
 
 from conformance import __version__
 from conformance.cli import main
-from conformance.runner import report_json
+from conformance.report import json_report as report_json
 
 
 def pages(site: Path) -> list[Path]:

@@ -36,9 +36,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from conformance.runner import result_model
 from conformance.runner.grading import LEVEL_NAMES
 from conformance.runner.vectors import LEVELS
 
+SUMMARY_BUCKETS = (result_model.MUST_FAILED, result_model.ERRORS, result_model.SHOULD_FAILED,
+                   result_model.ADVISORY_FAILED, result_model.WAIVED)
 MATRIX_KEYS = ("name", "adapter", "cli", "oneshot", "timeout", "expect_fail", "claim")
 
 
@@ -186,7 +189,7 @@ def run_each(args: argparse.Namespace, chosen: list[Target],
             code = run_one(target.arguments(args, partial, f"[{number}/{len(chosen)}] {target.title}"))
             codes.append(code)
             if not partial.exists():
-                rows.append([target.title, "", "", "could not run", code, ""])
+                rows.append([target.title, "", "could not run", *[""] * len(SUMMARY_BUCKETS), code, ""])
                 print(flush=True)
                 continue
             report = json.loads(partial.read_text(encoding="utf-8"))
@@ -198,12 +201,14 @@ def run_each(args: argparse.Namespace, chosen: list[Target],
             path = json_dir / f"{slug}.json"
             path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             written.append(path)
-            grade = report["grade"]
+            grade, counts = report["grade"], result_model.of_report(report).counts
             rows.append([name, LEVEL_NAMES.get(grade["claimed"], "-"), LEVEL_NAMES.get(grade["earned"], "none"),
-                         f"{len(grade['levels']['full']['waived'])} waived" if grade["levels"]["full"]["waived"] else "",
-                         code, str(path) if args.json_dir else ""])
+                         *[counts[bucket] for bucket in SUMMARY_BUCKETS], code, str(path) if args.json_dir else ""])
             print(flush=True)
-        print(tabulate(rows, headers=["implementation", "claimed", "earned", "", "exit", "report"], tablefmt="simple"))
+        # Every column has a header; the counts are the result model's, as in each run's own report.
+        print(tabulate(rows, headers=["implementation", "claimed", "earned",
+                                      *[result_model.LABELS[bucket] for bucket in SUMMARY_BUCKETS], "exit", "report"],
+                       tablefmt="simple"))
         if args.site and written:
             built = write_site(written, args.site)
             if isinstance(built, str):

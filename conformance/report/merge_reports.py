@@ -25,7 +25,8 @@ from pathlib import Path
 
 from conformance import resources
 from conformance.protocol.messages import Describe
-from conformance.runner import report_console, report_json, report_junit
+from conformance.report import (console as report_console, github_report, json_report as report_json,
+                                junit as report_junit)
 from conformance.runner.checks import MISSING, CheckFailure
 from conformance.runner.execute import VectorResult
 from conformance.runner.grading import ExpectedFailure, claimed_level, grade, grade_vectors
@@ -240,6 +241,7 @@ def merge_command(args) -> int:
     record = merge(shards, args.vectors)
     if isinstance(record, str):
         return _error(record)
+    record.notes.extend(github_report.step_outputs(record))
     print(report_console.render(record))
     try:
         report_json.write(record, args.output)

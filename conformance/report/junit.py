@@ -2,7 +2,8 @@
 
 One `<testsuite>` per spec section (a vector's first section), one
 `<testcase>` per vector, and a last testcase, `verdict`, that carries the
-verdict line. The file is red exactly when the run failed (exit code 1):
+verdict (the result model's counts as its properties, the short verdict
+and its explanation). The file is red exactly when the run failed (exit code 1):
 `<failure>` (or `<error>` for an adapter fault) marks only the vectors
 that make the run fail: a failed MUST check, an adapter error or a
 missing op at or below the claimed level, an xpass and a stale entry.
@@ -17,7 +18,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from conformance.runner.failure_block import describe_failure, why_no_cost
+from conformance.runner import result_model
+from conformance.report.failure_block import describe_failure, why_no_cost
 from conformance.runner.grading import Grade, GradedVector, blocks_run
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.run import RunRecord
@@ -70,12 +72,20 @@ def _case(item: GradedVector, grade: Grade, requirements: RequirementIndex) -> E
     return case
 
 
-def _verdict_case(grade: Grade) -> ET.Element:
+def _verdict_case(record: RunRecord) -> ET.Element:
+    """The verdict: the result model's counts as properties, the short verdict and its
+    explanation; a failure only when the run fails for a reason no vector carries."""
+    grade = record.grade
+    results = result_model.of_run(record.graded, grade)
     case = ET.Element("testcase", {"classname": "memoir.grade", "name": "verdict", "time": "0.000"})
-    if grade.exit_code:
-        ET.SubElement(case, "failure", {"message": grade.verdict, "type": "Verdict"})
+    properties = ET.SubElement(case, "properties")
+    for name, count in results.counts.items():
+        ET.SubElement(properties, "property", {"name": name, "value": str(count)})
+    text = f"{results.headline}\n{grade.verdict}"
+    if grade.exit_code and not any(blocks_run(item, grade) for item in record.graded):
+        ET.SubElement(case, "failure", {"message": results.headline, "type": "Verdict"}).text = text
     else:
-        ET.SubElement(case, "system-out").text = grade.verdict
+        ET.SubElement(case, "system-out").text = text
     return case
 
 
@@ -86,7 +96,7 @@ def build(record: RunRecord) -> ET.Element:
         section = item.vector.sections[0]
         suites.setdefault(section, []).append(_case(item, record.grade, record.requirements))
         times[section] = times.get(section, 0.0) + item.result.duration
-    suites["grade"] = [_verdict_case(record.grade)]
+    suites["grade"] = [_verdict_case(record)]
     root = ET.Element("testsuites", {"name": f"memoir-conform {record.kit_version} (spec v{record.spec})"})
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for section in sorted(suites, key=_section_key):

@@ -13,11 +13,10 @@ store's entries, is a warning: the real run says exactly what is wrong.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from conformance.protocol.messages import OPS_FOR_LEVEL, AdapterFault, Describe, ErrorResponse, Request
-from conformance.runner.doctor import FIX_STDOUT, Check, Probe, _reply_problem, _shown
+from conformance.doctor.probe import FIX_STDOUT, Check, Probe, _reply_problem, _shown
 from conformance.runner.adapter_files import UnsafeFile, read_tree, remove_tree
 
 # Request ids of the smoke tests (distinct from the hygiene checks' ids).
@@ -101,13 +100,15 @@ def _smoke(probe: Probe, request: Request, scratch: Path) -> Check:
     if isinstance(outcome, AdapterFault):  # not reached: _reply_problem names every fault
         return Check(op, "FAIL", outcome.detail)
     if isinstance(outcome, ErrorResponse):
+        # The message often carries a command's stderr: its line breaks (made printable when it was
+        # read) are shown as lines again, each on a line of its own below the check.
+        message = outcome.message.replace("\\u000a", "\n")
         if outcome.kind == "unsupported":
-            return Check(op, "FAIL", f"declared in describe.ops but answered unsupported: {outcome.message}",
+            return Check(op, "FAIL", f"declared in describe.ops but answered unsupported: {message}",
                          "implement it, or leave it out of ops (its vectors are then not applicable)")
         if outcome.kind == "internal":
-            return Check(op, "FAIL", f"failed on a valid request (internal: {outcome.message})",
-                         "see its stderr below")
-        return Check(op, "WARN", f"refused a valid request ({outcome.kind}: {outcome.message})",
+            return Check(op, "FAIL", f"failed on a valid request (internal: {message})", "see its stderr below")
+        return Check(op, "WARN", f"refused a valid request ({outcome.kind}: {message})",
                      "only refuse what the spec lets an implementation refuse")
     extra = reply.extra_line if probe.oneshot else probe.quiet(STRAY_LINE_GRACE)
     if extra is not None:

@@ -3,7 +3,7 @@
 Each check watches the raw stdout of the adapter (docs/adapter-protocol.md)
 and, when it fails, says in plain words what to fix. After the hygiene
 checks, every op the adapter declares is sent once on a tiny store
-(`conformance.runner.doctor_smoke`). Exit codes: 0 every
+(`conformance.doctor.smoke`). Exit codes: 0 every
 check passed (warnings allowed), 1 some check failed, 2 the adapter could
 not be started or did not answer `describe`.
 """
@@ -15,13 +15,11 @@ import json
 import shlex
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TextIO
 
 from conformance import SPEC_VERSION, SPEC_VERSIONS
-from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE, decode_line, interpret_line
+from conformance.protocol.client import DEFAULT_TIMEOUT, EXIT_GRACE
 from conformance.protocol.messages import (
     HANDSHAKE_PROTOCOL,
     LEVELS,
@@ -37,24 +35,18 @@ from conformance.protocol.messages import (
 )
 from conformance.protocol.process import (
     AdapterLimits,
-    AdapterProcess,
-    LineTooLong,
     StartError,
-    adapter_environment,
     resolve_command,
     sandbox_problem,
 )
 from conformance.protocol.sandbox_probes import probe_sandbox
 from conformance.runner.adapter_files import remove_tree
 from conformance.safe_text import printable
-from conformance.options import add_cli_option, chosen_adapter, missing_paths_hint
+from conformance.options import ADAPTER_HELP, add_cli_option, chosen_adapter, missing_paths_hint
+from conformance.doctor.probe import (FIX_ANSWER, FIX_FLUSH, FIX_STDOUT, Check, Probe, Reply, _is_id_problem,
+                                      _reply_problem, _shown)
+from conformance.doctor.smoke import smoke_checks
 
-Status = Literal["PASS", "FAIL", "WARN", "SKIP"]
-
-# How long stdout must stay quiet after an answer for it to count as clean.
-QUIET_GRACE = 0.3
-# After a timeout, how long to wait for an answer held back until end of input.
-LATE_GRACE = 1.0
 # Request ids the doctor uses: distinctive, so an adapter that invents its
 # own ids (a counter, always 1, ...) cannot echo them by accident.
 ECHO_IDS = (7001, 90210)
@@ -62,155 +54,6 @@ UNKNOWN_OP = "doctor_no_such_op"
 KNOWN_CAPS = ("goals", "next_actions", "parked_actions", "open_questions",
               "decisions", "completed_actions", "completed_goals", "history")
 PROTOCOL_OPS = frozenset(op for ops in OPS_FOR_LEVEL.values() for op in ops) | {"describe"}
-
-FIX_STDOUT = "write only response lines to stdout and send logs to stderr"
-FIX_FLUSH = "flush stdout after every response line (for example print(..., flush=True) or fflush(stdout))"
-FIX_ANSWER = "read one request line, write exactly one response line, and do not wait for more input first"
-FIX_ONESHOT = ("it exits after its first answer, as a one-shot adapter does: run with --oneshot "
-               "(doctor and run), or keep reading requests until end of input")
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: Status
-    summary: str
-    fix: str = ""
-
-    def line(self) -> str:
-        text = f"{self.status:<4}  {self.name:<16} {self.summary}"
-        if self.fix and self.status in ("FAIL", "WARN"):
-            text += f" -- fix: {self.fix}"
-        return text
-
-
-@dataclass
-class Reply:
-    """What came back on stdout for one request."""
-
-    line: bytes | None = None            # the answer line, if one arrived in time
-    outcome: object = None               # interpret_line() of it
-    extra_line: bytes | None = None      # one-shot: a line after the answer
-    problem: str | None = None           # "timeout", "late" (arrived after stdin closed) or "exited"
-    exit_code: int | None = None
-
-
-class Probe:
-    """Talks raw lines to the adapter, persistent or one-shot, for the checks."""
-
-    def __init__(self, argv: list[str], scratch: Path, timeout: float, oneshot: bool,
-                 limits: AdapterLimits = AdapterLimits()):
-        self.argv = argv
-        self.scratch = scratch
-        home, tmp = scratch / "home", scratch / "tmp"
-        home.mkdir(exist_ok=True)
-        tmp.mkdir(exist_ok=True)
-        self.env = adapter_environment(home, tmp=tmp)
-        self.timeout = timeout
-        self.oneshot = oneshot
-        self.limits = limits
-        self.process: AdapterProcess | None = None
-        self.stderr = ""
-        self.failure_stderr = ""  # stderr of the first process that misbehaved
-        self.stalled = False  # an answer never came: later checks would only wait again
-        self.exit_codes: list[int | None] = []  # one-shot: how each process ended
-        self.answered: set[int] = set()  # ids the current process answered
-
-    def start(self) -> AdapterProcess:
-        """A fresh adapter process (StartError if it cannot be started)."""
-        self.stop()
-        self.process = AdapterProcess(self.argv, cwd=self.scratch, env=self.env, limits=self.limits)
-        self.answered = set()
-        return self.process
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.stderr = self.process.stderr_tail(settle=0.5) or self.stderr
-            self.process = None
-
-    def roundtrip(self, request: Request) -> Reply:
-        """Send `request`, read its answer (StartError if the adapter cannot start).
-
-        Persistent mode reuses the running process; a fresh one first gets
-        the describe handshake, as the runner would send it.
-        """
-        if not self.oneshot and self.process is None and request.op != "describe":
-            warmup = self._exchange(Request(HANDSHAKE_PROTOCOL, 1, "describe", {}))
-            if warmup.problem or isinstance(warmup.outcome, AdapterFault):
-                return warmup
-        return self._exchange(request)
-
-    def _exchange(self, request: Request) -> Reply:
-        process = self.start() if self.oneshot or self.process is None else self.process
-        reply = Reply()
-        try:
-            process.send(request.to_line(), self.timeout)
-            if self.oneshot:
-                process.close_stdin()
-            reply.line = process.read_line(self.timeout)
-        except LineTooLong as error:
-            reply.outcome = AdapterFault("too_long", f"the answer to request {request.id} ({request.op}) is longer "
-                                                     f"than {error.limit} bytes, the line limit")
-        except TimeoutError:
-            reply.problem = "timeout"
-            self.stalled = True
-            if not self.oneshot:
-                # Did the answer sit in a buffer? Closing stdin makes most
-                # runtimes flush on their way out.
-                process.close_stdin()
-                try:
-                    reply.line = process.read_line(LATE_GRACE)
-                except TimeoutError:
-                    pass
-                if reply.line:
-                    reply.problem = "late"
-        if reply.line is None and reply.problem is None and reply.outcome is None:
-            reply.problem = "exited"
-            reply.exit_code = process.wait(1.0)
-        if reply.line is not None:
-            reply.outcome = interpret_line(reply.line, request)
-            repeated = decode_line(reply.line)
-            repeated = repeated.get("id") if isinstance(repeated, dict) else None
-            if isinstance(reply.outcome, AdapterFault) and type(repeated) is int and repeated in self.answered:
-                reply.outcome = AdapterFault("repeated_answer", f"request {repeated} was answered a second time "
-                                                                f"instead of request {request.id} ({request.op})")
-            elif not isinstance(reply.outcome, AdapterFault):
-                self.answered.add(request.id)
-        if self.oneshot and reply.problem is None:
-            started = time.monotonic()
-            try:
-                reply.extra_line = process.read_line(EXIT_GRACE)
-            except TimeoutError:
-                pass
-            reply.exit_code = process.wait(max(0.0, EXIT_GRACE - (time.monotonic() - started)))
-            self.exit_codes.append(reply.exit_code)
-        failed = reply.problem is not None or isinstance(reply.outcome, AdapterFault)
-        if failed or self.oneshot:
-            # After a fault the stream may be out of step: start afresh.
-            self.stop()
-        if failed and not self.failure_stderr:
-            self.failure_stderr = self.stderr
-        return reply
-
-    def quiet(self, grace: float = QUIET_GRACE) -> bytes | None:
-        """A line that arrives on stdout within `grace` seconds without being asked for."""
-        if self.process is None:
-            return None
-        try:
-            return self.process.read_line(grace)
-        except TimeoutError:
-            return None
-
-
-def _shown(line: bytes) -> str:
-    return repr(line.decode("utf-8", errors="replace").rstrip("\r\n")[:120])
-
-
-def _is_id_problem(fault: AdapterFault) -> bool:
-    """A wrong id, or an id that is not an integer (`1.0` and `1e0` are not)."""
-    return fault.kind == "wrong_id" or (fault.kind == "bad_message" and " at /id: " in fault.detail)
-
 
 def _describe_problem(reply: Reply, timeout: float) -> tuple[str, str]:
     """(summary, fix) for a describe that did not get a usable answer."""
@@ -304,33 +147,6 @@ def check_caps(described: Describe) -> Check:
         return Check("caps", "WARN", f"caps omit {', '.join(missing)}: the reference values are assumed (spec 4.1)",
                      "declare every cap the implementation applies")
     return Check("caps", "PASS", ", ".join(f"{name} {described.caps[name]}" for name in KNOWN_CAPS))
-
-
-def _reply_problem(reply: Reply, what: str, timeout: float, oneshot: bool = False) -> Check | None:
-    """A FAIL check named after the stream problem in `reply`, or None."""
-    if reply.problem == "late":
-        return Check("flushes", "FAIL", f"the answer to {what} arrived only after stdin was closed", FIX_FLUSH)
-    if reply.problem == "timeout":
-        return Check("answers", "FAIL", f"no answer to {what} within {timeout:g} s", FIX_ANSWER)
-    if reply.problem == "exited":
-        code = "an unknown code" if reply.exit_code is None else f"code {reply.exit_code}"
-        # In persistent mode a process always answered something (describe) first.
-        fix = (FIX_ONESHOT if reply.exit_code == 0 and not oneshot else "see its stderr below")
-        return Check("answers", "FAIL", f"the adapter exited with {code} instead of answering {what}", fix)
-    outcome = reply.outcome
-    if isinstance(outcome, AdapterFault) and outcome.kind == "not_json":
-        return Check("clean-stdout", "FAIL", f"stdout carried {_shown(reply.line)} instead of the answer to {what}",
-                     FIX_STDOUT)
-    if isinstance(outcome, AdapterFault) and outcome.kind == "repeated_answer":
-        return Check("clean-stdout", "FAIL", outcome.detail, "write exactly one response line per request")
-    if isinstance(outcome, AdapterFault) and outcome.kind == "too_long":
-        return Check("response-shape", "FAIL", outcome.detail, "keep each response line under the limit")
-    if isinstance(outcome, AdapterFault) and _is_id_problem(outcome):
-        return Check("echoes-ids", "FAIL", outcome.detail,
-                     "copy the request's id into its response unchanged, as an integer")
-    if isinstance(outcome, AdapterFault):
-        return Check("response-shape", "FAIL", outcome.detail, "see the response shape in docs/adapter-protocol.md")
-    return None
 
 
 def _not_checked(name: str, problem: Check) -> Check:
@@ -444,6 +260,16 @@ def sandbox_probe_checks() -> list[Check]:
             for result in probe_sandbox()]
 
 
+def stdout_verdict(checks: list[Check]) -> list[Check]:
+    """`clean-stdout` passes only if no check saw a stray line on stdout: an op of the
+    smoke tests that logs to stdout fails it too, not only its own line."""
+    dirty = [check.name for check in checks if check.fix == FIX_STDOUT and check.name != "clean-stdout"]
+    if not dirty:
+        return checks
+    return [Check("clean-stdout", "FAIL", f"stdout carried more than answers: see {', '.join(dirty)}", FIX_STDOUT)
+            if check.name == "clean-stdout" and check.status == "PASS" else check for check in checks]
+
+
 def _without_repeats(checks: list[Check]) -> list[Check]:
     """One line per check: a problem met again by a later check is shown once."""
     seen: set[str] = set()
@@ -468,7 +294,9 @@ def run_doctor(
     out = out if out is not None else sys.stdout
 
     def show(line: str) -> None:
-        print(printable(line), file=out)  # the adapter's name, messages and stderr included
+        # The adapter's name, messages and stderr included: control characters made visible, but a
+        # check's stderr keeps its real line breaks (Check.line puts each on a line of its own).
+        print(printable(line, multiline=True), file=out)
 
     mode = "one-shot" if oneshot else "persistent"
     show(f"memoir-conform doctor: {command} ({mode} mode{', sandboxed' if sandbox else ''}, timeout {timeout:g} s)")
@@ -495,9 +323,8 @@ def run_doctor(
                 checks.append(check_caps(described))
                 checks.extend(check_ids(probe, protocol))
                 checks.extend(check_unknown_op(probe, protocol))
-                from conformance.runner.doctor_smoke import smoke_checks  # it builds on this module
-
                 checks.extend(smoke_checks(probe, described, protocol, scratch))
+                checks = stdout_verdict(checks)
                 exit_check = check_exit(probe)
                 checks.append(exit_check)
                 if oneshot:
@@ -548,7 +375,7 @@ def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
         ),
     )
     chosen = parser.add_mutually_exclusive_group(required=True)
-    chosen.add_argument("--adapter", metavar="CMD", help='the adapter command line, for example "node my-adapter.js"')
+    chosen.add_argument("--adapter", metavar="CMD", help=ADAPTER_HELP)
     add_cli_option(chosen)
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT:g})")
@@ -560,7 +387,7 @@ def add_doctor_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-register_doctor = add_doctor_parser
+register_doctor = register = add_doctor_parser   # `register` is what conformance.cli calls
 
 
 def handler(args: argparse.Namespace) -> int:

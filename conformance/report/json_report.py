@@ -17,6 +17,8 @@ from pathlib import Path
 import jsonschema
 
 from conformance import resources
+from conformance.runner import result_model
+from conformance.report.failure_block import input_lines, show_command
 from conformance.runner.grading import GradedVector
 from conformance.runner.run import RunRecord
 from conformance.safe_text import printable
@@ -41,7 +43,8 @@ def build(record: RunRecord) -> dict:
         "seed": record.seed,
         "duration_s": round(record.duration, 3),
         "vectors": [_vector(item) for item in record.graded],
-        "summary": {"counts": dict(grade.counts), "left_out_newer": record.left_out_newer, "notes": list(record.notes)},
+        "summary": {"counts": dict(grade.counts), "results": result_model.of_run(record.graded, grade).to_json(),
+                    "left_out_newer": record.left_out_newer, "notes": list(record.notes)},
         "grade": {
             "claimed": grade.claimed,
             "earned": grade.earned,
@@ -93,6 +96,10 @@ def _vector(item: GradedVector) -> dict:
     }
     if vector.ambiguity:
         data["ambiguity"] = vector.ambiguity
+    if item.outcome != "pass":
+        # What the site's failure card shows, as the console shows it: the input and how to see it whole.
+        data["input"] = [line[2:] for line in input_lines(vector) if not line.strip().startswith("whole input:")]
+        data["show_command"] = show_command(vector)
     if item.expected is not None:
         listed = {"reason": item.expected.reason, "digest": item.expected.digest}
         if item.expected.issue:

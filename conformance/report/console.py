@@ -1,10 +1,12 @@
 """The run as a person reads it: a table, the failures, one verdict line.
 
-The table counts outcomes by spec section and level. Each failing vector
-then shows its failure block (`conformance.runner.failure_block`: the
+The table counts vectors by spec section and level, in the buckets of
+`conformance.runner.result_model` (MUST failed apart from SHOULD and
+advisory failed, as in every other output). Each failing vector
+then shows its failure block (`conformance.report.failure_block`: the
 requirements it tests, its input, what was sent, every mismatch with the
 strength of its check, the adapter's stderr). Then one line per level (earned, or why not, waivers
-named), and last the verdict (spec 8).
+named), the short verdict, and last its long explanation (spec 8).
 """
 
 from __future__ import annotations
@@ -13,29 +15,32 @@ from collections import Counter
 
 from tabulate import tabulate
 
-from conformance.runner.failure_block import describe_failure
-from conformance.runner.grading import LEVEL_NAMES, OUTCOMES, GradedVector, level_line
-from conformance.runner.report_junit import _section_key
+from conformance.runner import result_model
+from conformance.report.failure_block import describe_failure
+from conformance.runner.grading import LEVEL_NAMES, GradedVector, level_line
+from conformance.report.junit import _section_key
 from conformance.runner.run import RunRecord
 from conformance.runner.vectors import LEVELS
 
-COLUMN = {"pass": "pass", "fail": "fail", "error": "error", "not_applicable": "n/a",
-          "xfail": "xfail", "xpass": "xpass", "stale": "stale"}
 SHOWN_OUTCOMES = ("fail", "error", "xpass", "stale")
+ALWAYS_SHOWN = (result_model.PASSED, result_model.MUST_FAILED, result_model.ERRORS, result_model.NOT_APPLICABLE)
 
 
 def table(graded: list[GradedVector]) -> str:
+    """Vectors by section and level, in the result model's buckets (the same columns as every output)."""
     counts: dict[tuple[str, str], Counter] = {}
     for item in graded:
-        counts.setdefault((item.vector.sections[0], item.vector.level), Counter())[item.outcome] += 1
-    used = [outcome for outcome in OUTCOMES
-            if outcome in ("pass", "fail", "error", "not_applicable") or any(c[outcome] for c in counts.values())]
+        name = result_model.bucket(item.outcome, item.result.outcome, item.failed_strengths)
+        counts.setdefault((item.vector.sections[0], item.vector.level), Counter())[name] += 1
+    used = [name for name in result_model.BUCKETS
+            if name in ALWAYS_SHOWN or any(c[name] for c in counts.values())]
     rows = []
     for section, level in sorted(counts, key=lambda key: (_section_key(key[0]), LEVELS.index(key[1]))):
-        rows.append([section, LEVEL_NAMES[level]] + [counts[(section, level)][outcome] or "" for outcome in used])
-    total = Counter(item.outcome for item in graded)
-    rows.append(["all", ""] + [total[outcome] for outcome in used])
-    return tabulate(rows, headers=["section", "level"] + [COLUMN[outcome] for outcome in used], tablefmt="simple")
+        rows.append([section, LEVEL_NAMES[level]] + [counts[(section, level)][name] or "" for name in used])
+    total = sum(counts.values(), Counter())
+    rows.append(["all", ""] + [total[name] for name in used])
+    return tabulate(rows, headers=["section", "level"] + [result_model.LABELS[name] for name in used],
+                    tablefmt="simple")
 
 
 def render(record: RunRecord) -> str:
@@ -62,5 +67,8 @@ def render(record: RunRecord) -> str:
     out.append("")
     if not record.grade.filtered:
         out.extend(level_line(record.grade, level) for level in LEVELS)
+    results = result_model.of_run(record.graded, record.grade)
+    # The short verdict, then the long explanation (the last line, as it always was).
+    out.append(f"verdict: {results.headline}")
     out.append(record.grade.verdict)
     return "\n".join(out)

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.github import Annotations, anchor, cell, code, code_block, text, write_step_summary
-from conformance.runner.failure_block import describe_failure, vector_source, why_no_cost
-from conformance.runner.grading import LEVEL_NAMES, OUTCOMES, GradedVector, blocks_run, level_line
+from conformance.report.failure_block import describe_failure, vector_source, why_no_cost
+from conformance.runner import result_model
+from conformance.runner.grading import LEVEL_NAMES, GradedVector, blocks_run, level_line
 from conformance.runner.run import RunRecord
 from conformance.runner.strength import ADVISORY, LABELS, SHOULD
 from conformance.runner.vectors import LEVELS
@@ -102,18 +103,18 @@ def _table(items: list[GradedVector], record: RunRecord) -> list[str]:
 
 def summary(record: RunRecord) -> str:
     grade = record.grade
+    results = result_model.of_run(record.graded, grade)
     lines = [f"## memoir-conform {record.kit_version}: {text(record.described.name)} {text(record.described.version)}",
-             "", f"**{cell(grade.verdict)}**", ""]
+             "", f"**{cell(results.headline)}**", "", cell(grade.verdict), ""]
     if not grade.filtered:
-        lines += ["| level | result |", "|---|---|"]
+        lines += ["| level | result | its own vectors |", "|---|---|---|"]
         for level in LEVELS:
             name, _, state = level_line(grade, level).partition(": ")
-            lines.append(f"| {name} | {cell(state)} |")
+            lines.append(f"| {name} | {cell(state)} | {cell(results.level_cells(level))} |")
         lines.append("")
-    counts = [f"{grade.counts[outcome]} {outcome.replace('_', ' ')}" for outcome in OUTCOMES if grade.counts[outcome]]
     tallies = [f"{LABELS[name]} {grade.tallies[name].passed}/{grade.tallies[name].total}"
                for name in (SHOULD, ADVISORY) if grade.tallies[name].total]
-    lines += [f"{len(record.graded)} vectors: {', '.join(counts)}" + (f"; {', '.join(tallies)}" if tallies else ""),
+    lines += [results.counts_line() + (f"; {', '.join(tallies)}" if tallies else ""),
               f"corpus `{record.corpus_digest[:16]}`, spec v{record.spec}, {record.mode} adapter", ""]
     failing, free = deciding(record), costless(record)
     if failing:
@@ -140,4 +141,11 @@ def emit(record: RunRecord, out: TextIO | None = None) -> list[str]:
     """Write the annotations to `out` (stdout) and the summary to $GITHUB_STEP_SUMMARY; notes for the report."""
     annotations(record).write(out if out is not None else sys.stdout)
     problem = write_step_summary(summary(record))
+    return [problem] if problem else []
+
+
+def step_outputs(record: RunRecord) -> list[str]:
+    """The result model as step outputs in $GITHUB_OUTPUT (when it is set, with or
+    without --github): `level`, `earned`, `must_failed`, ...; notes for the report."""
+    problem = result_model.write_github_output(result_model.of_run(record.graded, record.grade))
     return [problem] if problem else []
