@@ -21,7 +21,7 @@ from conformance.feedback import markdown
 from conformance.feedback.causes import group
 from conformance.feedback.sizes import Sizer
 from conformance.feedback.text_checks import read_sections
-from conformance.runner import report_json
+from conformance.report import json_report as report_json
 from conformance.runner.requirements import load_requirements
 from conformance.runner.vectors import load_corpus
 from conformance.safe_text import printable

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from conformance.feedback.causes import Disagreement, Group, Grouping
 from conformance.feedback.sizes import Sizer
 from conformance.feedback.text_checks import CLASSES, Sections, classify, dangling, verdict
-from conformance.runner.failure_block import value_text
+from conformance.report.failure_block import value_text
 from conformance.runner.requirements import RequirementIndex
 from conformance.safe_text import printable
 
