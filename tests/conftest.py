@@ -96,26 +96,30 @@ def _carrying(entry: bytes) -> list[int]:
 def survivors():
     """`survivors(pid_file)`: the processes of the test still running, after a short grace for SIGKILL to land.
 
-    They are the children listed in the file, and any process (a fake
-    adapter, started before or after a signal, or a child) whose environment
-    names the file. Whatever the test found still running is killed when it ends.
+    They are the processes (a fake adapter, started before or after a
+    signal, or a child) whose environment names the file; the pids listed in
+    it alone prove nothing, since a pid is reused once its process is gone.
+    Whatever of the test's is still running is killed when it ends.
     """
     seen: list[int] = []
 
     def check(path: Path) -> list[int]:
-        listed = pids(path)
-        assert listed, "the fake adapter started no child: the test proves nothing"
+        assert pids(path), "the fake adapter started no child: the test proves nothing"
+        entry = f"FAKE_ADAPTER_PID_FILE={path}".encode()
+        seen.append(entry)
         deadline = time.monotonic() + 2
         while True:
-            alive = sorted({pid for pid in listed if running(pid)} | set(_carrying(f"FAKE_ADAPTER_PID_FILE={path}".encode())))
+            # A listed pid counts only while its process still carries the test's PID file in its
+            # environment: once a listed process is gone its pid is reused by unrelated processes
+            # (a forking chain cycles through the whole pid space), which must never be blamed or killed.
+            alive = sorted(_carrying(entry))
             if not alive or time.monotonic() > deadline:
-                seen.extend(alive)
                 return alive
             time.sleep(0.02)
 
     yield check
-    for pid in seen:
-        if running(pid):
+    for entry in seen:
+        for pid in _carrying(entry):
             os.kill(pid, signal.SIGKILL)
 
 

@@ -51,7 +51,8 @@ DERIVED_CHECKS = frozenset({"commutative", "idempotent"})
 NO_REQUIREMENT = "(none)"
 _FAULT_KIND = re.compile(r"adapter fault \(([a-z_]+)\)")
 _GIVEN_UP_OP = re.compile(r"crashed on ([a-z_]+) \d+ times")
-_UNDECLARED_OPS = re.compile(r"does not declare ops? ([a-z_, ]+)$")
+_UNDECLARED_OPS = "does not declare op"
+_OP_LIST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_, ")
 _UNSUPPORTED_OP = re.compile(r"answered ([a-z_]+) with unsupported")
 
 
@@ -260,11 +261,23 @@ def fault_reason(vector: dict) -> tuple[str, str]:
 def unsupported_ops(vector: dict) -> list[str]:
     """The ops a not-applicable vector of kind `op` needed and the implementation does not do."""
     detail = vector["detail"] or ""
-    undeclared = _UNDECLARED_OPS.search(detail)
+    undeclared = _undeclared_ops(detail)
     if undeclared:
-        return [op.strip() for op in undeclared.group(1).split(",") if op.strip()]
+        return undeclared
     refused = _UNSUPPORTED_OP.search(detail)
     return [refused.group(1)] if refused else [vector["op"]]
+
+
+def _undeclared_ops(detail: str) -> list[str]:
+    """The ops of a "does not declare op(s) a, b" detail that ends the text (a plain scan: linear time)."""
+    start = detail.rfind(_UNDECLARED_OPS)
+    if start < 0:
+        return []
+    rest = detail[start + len(_UNDECLARED_OPS):]
+    rest = rest[1:] if rest.startswith("s") else rest
+    if not rest.startswith(" ") or not set(rest) <= _OP_LIST_CHARS:
+        return []
+    return [op.strip() for op in rest.split(",") if op.strip()]
 
 
 def not_applicable_reason(vector: dict) -> tuple[str, str]:

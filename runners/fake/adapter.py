@@ -195,6 +195,7 @@ def fork_escape() -> None:
             beat = time.monotonic() + 0.02
             with open(pid_file, "a", encoding="utf-8") as pids:
                 pids.write(f"{os.getpid()}\n")
+        time.sleep(0.002)  # every few ms: fast enough to outrun a sweep that looks once
         if os.fork() != 0:
             os._exit(0)  # the parent goes, the child carries on
     os._exit(0)
