@@ -108,6 +108,12 @@ def outcome(run: ModelMutationRun, mutant: ModelMutant) -> str:
     return f"{mutant.status}: {KIND_WORDS[kind]}" if kind else f"**{mutant.status}, unexplained**"
 
 
+def _not_run_note(run: ModelMutationRun) -> str:
+    """Said in the headline when the run ended before every mutant was tested: the score then covers fewer."""
+    not_run = sum(mutant.status == NOT_RUN for mutant in run.mutants)
+    return f"; {not_run} not run (the run was stopped before it tested them)" if not_run else ""
+
+
 def markdown(run: ModelMutationRun) -> str:
     totals = [run.score(module) for module in MODEL_MODULES]
     killed, total = sum(s.killed for s in totals), sum(s.total for s in totals)
@@ -122,7 +128,7 @@ def markdown(run: ModelMutationRun) -> str:
         f"Model: `conformance/model/`, digest `{run.model_digest}`.",
         "",
         f"**{killed} of {total} automated mutants killed; {explained} survivors explained; "
-        f"{len(run.unexplained())} unexplained.**",
+        f"{len(run.unexplained())} unexplained{_not_run_note(run)}.**",
         "",
         "mutmut makes every small change to the model's functions (an operator, a constant, an argument "
         "dropped, a condition forced). A mutant is *killed* when the corpus, run in-process against the "

@@ -145,3 +145,11 @@ def test_the_report_scores_each_module_and_names_every_unexplained_survivor():
 def test_an_unexplained_survivor_of_any_module_fails_the_run():
     run = _run([ModelMutant("n", "frontmatter", "f", ("a",), ("b",), "survived")], {})
     assert run.unexplained() and not run.ok
+
+
+def test_a_run_stopped_early_says_how_many_mutants_it_did_not_test():
+    mutants = [ModelMutant("a", "merge", "f", ("x",), ("y",), "killed"),
+               ModelMutant("b", "merge", "f", ("x",), ("z",), "not run")]
+    text = report.markdown(_run(mutants, {}))
+    assert "1 of 2 automated mutants killed; 0 survivors explained; 0 unexplained; 1 not run" in text
+    assert "not run" not in report.markdown(_run(mutants[:1], {})).split("\n")[7]
