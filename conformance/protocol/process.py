@@ -12,9 +12,9 @@ stream.
 Stopping an adapter stops its whole process group, and on Linux also every
 process that carries the adapter's marker variable (`MARKER_VARIABLE`) in
 its environment, which finds descendants that left the group with `setsid`.
-On Linux the runner is the child subreaper of its adapters, so a descendant
-whose parent exits stays in the runner's tree; the sweep kills the
-adapter's descendants and orphans round after round until none is left.
+The sweep kills the adapter's descendants round after round until none is
+left. (The runner is not a child subreaper: orphans it adopted would become
+zombies it never reaps, and a forking chain exhausted the pid space in CI.)
 `stopping_adapters()` stops every adapter this program started (for Ctrl-C
 and SIGTERM) and refuses new ones while it lasts.
 
@@ -311,29 +311,10 @@ def _marked_pids(matches: Callable[[str], bool]) -> list[int]:
     return found
 
 
-# -- the process tree: the runner is the subreaper of its adapters ---------------
+# -- the process tree: sweeping what an adapter started --------------------------
 
 SWEEP_SECONDS = 3.0   # how long a sweep keeps killing what a forking adapter keeps starting
 _QUIET_ROUNDS = 3     # rounds in a row that find nothing before a sweep ends
-
-
-@functools.cache
-def become_subreaper() -> bool:
-    """Make this process the child subreaper (Linux prctl): a descendant whose
-    parent exits is handed to the runner, not to init, so a process that
-    double-forks stays in the runner's tree and is found by the sweep."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-PR_SET_CHILD_SUBREAPER = 36
 
 
 def _children(pid: int) -> list[int]:
@@ -485,7 +466,6 @@ class AdapterProcess:
         self.argv = list(argv)
         self.limits = limits
         self.marker = f"{_RUN_TOKEN}-{next(_serial)}"
-        become_subreaper()
         command = sandbox_command(self.argv, Path(cwd), limits.writable) if limits.sandbox else self.argv
         try:
             self.popen = subprocess.Popen(
