@@ -427,18 +427,21 @@ def check_absent(expected: bool, resolved: Resolved, path: str, context: CheckCo
         yield path, "something", MISSING, f"expected a value at {path}"
 
 
-def check_count(expected: int, resolved: Resolved, path: str, context: CheckContext) -> _Results:
+def check_count(expected: int | dict, resolved: Resolved, path: str, context: CheckContext) -> _Results:
     problem = _missing_parent(resolved, expected, path)
     if problem:
         yield problem
         return
+    # {"at_most": N}: a bound where the spec forbids more but does not require any (a stamp that is a SHOULD).
+    at_most = expected.get("at_most") if isinstance(expected, dict) else None
+    wanted = f"at most {at_most}" if at_most is not None else str(expected)
     value = [] if resolved.value is MISSING else resolved.value
     if not isinstance(value, (list, dict)):
-        yield path, expected, value, f"expected a list of {expected}, found {type_name(value)}"
-    elif len(value) != expected:
+        yield path, expected, value, f"expected a list of {wanted}, found {type_name(value)}"
+    elif len(value) > at_most if at_most is not None else len(value) != expected:
         shown = [label(element) for element in value] if isinstance(value, list) else sorted(value)
         yield (resolved.pointer, expected, len(value),
-               f"expected {expected} elements, found {len(value)}: {short(shown, 200)}")
+               f"expected {wanted} elements, found {len(value)}: {short(shown, 200)}")
 
 
 def check_matches(expected: dict, resolved: Resolved, path: str, context: CheckContext) -> _Results:

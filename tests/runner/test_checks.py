@@ -186,6 +186,10 @@ def test_count():
     assert run({"path": "/session/current/goals", "count": 0}) is None, "an absent session list has 0 items"
     failure = run({"path": "/live/next_actions", "count": 3})
     assert failure.path == "/live/next_actions" and (failure.expected, failure.actual) == (3, 2)
+    assert run({"path": "/live/next_actions", "count": {"at_most": 2}}) is None
+    assert run({"path": "/session/current/goals", "count": {"at_most": 0}}) is None
+    failure = run({"path": "/live/next_actions", "count": {"at_most": 1}})
+    assert (failure.expected, failure.actual) == ({"at_most": 1}, 2) and "at most 1" in failure.message
 
 
 def test_matches():

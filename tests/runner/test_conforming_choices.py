@@ -180,6 +180,42 @@ def test_a_writer_that_spells_dates_with_its_platform_earns_full(corpus, referen
     assert_full(graded, result)
 
 
+class StampsNoMachineId(ModelImplementation):
+    """A writer that keeps no machine identity: no `machine_id` on what it writes, no `machines` entry.
+    Spec 4.1: "`machine_id` SHOULD be stamped by writers" (AMB-MACHINE-ID-STAMP)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if not isinstance(outcome, OkResponse):
+            return outcome
+        if op in SESSION_OPS:
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+            session.pop("machines", None)
+            atomic_write(path, json.dumps(self._unstamped(session), indent=2).encode("utf-8"))
+        elif op == "write_entry":
+            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            kept = [line for line in lines  # the id may be quoted: a UUID can look like a number
+                    if not (line.startswith("machine_id:") and self.context.machine_id in line)]
+            atomic_write(path, "".join(kept).encode("utf-8"))
+        return outcome
+
+    def _unstamped(self, value):
+        if isinstance(value, dict):
+            return {key: self._unstamped(item) for key, item in value.items()
+                    if not (key == "machine_id" and item == self.context.machine_id)}
+        return [self._unstamped(item) for item in value] if isinstance(value, list) else value
+
+
+def test_a_writer_that_stamps_no_machine_id_earns_full_and_is_told_the_should(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, StampsNoMachineId(), [*SESSION_OPS, "write_entry"], tmp_path)
+    assert_full(graded, result)
+    missed = failing(graded, "should")
+    assert {"write.stamp.add-next-action", "write.history.rows-stamped",
+            "write.entry-stamp.next-action-entry-gets-added-and-machine-id"} <= set(missed), missed
+
+
 # --- writers: entry files (spec 3.1, 3.2) ------------------------------------------------------
 
 class UpdatesEntriesWithLf(ModelImplementation):
