@@ -9,12 +9,16 @@ failure reports. It knows nothing about JSON: `client.py` speaks the
 protocol on top of it, and the doctor uses it directly to watch the raw
 stream.
 
-Stopping an adapter stops its whole process group, and on Linux also every
-process that carries the adapter's marker variable (`MARKER_VARIABLE`) in
-its environment, which finds descendants that left the group with `setsid`.
-The sweep kills the adapter's descendants round after round until none is
-left. (The runner is not a child subreaper: orphans it adopted would become
-zombies it never reaps, and a forking chain exhausted the pid space in CI.)
+On Linux the adapter runs below a reaper process (`reaper.py`), its child
+subreaper: the runner's child is the reaper, `pid` is the adapter's. The
+runner cannot be the subreaper itself: it would adopt orphans it never
+reaps (waiting for any child would steal its subprocesses' exit statuses),
+and a forking chain exhausted the pid space in CI that way. The reaper kills
+everything the adapter left when it exits, and mirrors its exit status.
+Stopping an adapter asks the reaper first (SIGTERM, `REAPER_GRACE`); then,
+as a second line, SIGKILLs the process groups of a reaper that did not
+finish, whatever is still below it, and every process that carries the
+adapter's marker variable (`MARKER_VARIABLE`) in its environment.
 `stopping_adapters()` stops every adapter this program started (for Ctrl-C
 and SIGTERM) and refuses new ones while it lasts.
 
