@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 from conformance.protocol.messages import SUPPORTED_PROTOCOLS
+from conformance.protocol.reaper import PR_SET_CHILD_SUBREAPER
 from conformance.protocol.reaper import children as _children
 from conformance.safe_text import printable
 
@@ -465,6 +466,35 @@ def _started_pid(status: bytes, argv: Sequence[str]) -> int:
     raise StartError(f"could not start {shlex.join(argv)}: {reason}")
 
 
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _before_exec(limits: AdapterLimits, subreaper: bool) -> Callable[[], None] | None:
+    """A function run in the child before exec: the rlimits, and making the reaper the child subreaper.
+
+    The runner does the prctl for the reaper (the setting survives execve) so that the
+    reaper need not import ctypes, which is most of what its start costs."""
+    limit = _limit_resources(limits)
+    prctl = _prctl() if subreaper else None
+    if limit is None and prctl is None:
+        return None
+
+    def prepare() -> None:
+        if prctl is not None:
+            prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)   # if it fails, orphans go to init: the sweep remains
+        if limit is not None:
+            limit()
+
+    return prepare
+
+
 def _limit_resources(limits: AdapterLimits) -> Callable[[], None] | None:
     """A function run in the child before exec that applies the rlimits, or None."""
     if not _POSIX or (limits.memory_bytes is None and limits.cpu_seconds is None):
@@ -524,7 +554,7 @@ class AdapterProcess:
                 # stopping it stops its whole process group: whatever a shell script started.
                 start_new_session=_POSIX,
                 # Inherited by the adapter from the reaper: the limits are the adapter's.
-                preexec_fn=_limit_resources(limits),
+                preexec_fn=_before_exec(limits, subreaper=reaped is not None),
                 pass_fds=(status_w,) if reaped else (),
             )
         except (OSError, subprocess.SubprocessError) as error:
@@ -691,9 +721,13 @@ class AdapterProcess:
                 self.popen.wait(timeout=REAPER_GRACE)
             except subprocess.TimeoutExpired:
                 pass
-        if _POSIX and (self._status_fd is None or self.popen.poll() is None):
-            # Without a reaper, or with one that did not finish: still unwaited for, its pid is not reused.
-            for group in dict.fromkeys([self.popen.pid, self._pid]):
+        # A reaper that said what it left has killed it all; one that did not was stuck or killed
+        # (an adapter can kill its parent), and the adapter's group may live on.
+        finished = self._status_fd is not None and self._take_left() is not None
+        if _POSIX and not finished:
+            # The reaper's group only while it is unwaited for: until then its pid is not reused.
+            groups = [self._pid] + ([self.popen.pid] if self.popen.poll() is None else [])
+            for group in dict.fromkeys(groups):
                 try:
                     os.killpg(group, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):

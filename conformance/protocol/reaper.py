@@ -7,7 +7,9 @@ parent instead:
 
     python -I -S reaper.py STATUS_FD -- ADAPTER ARGV...
 
-It makes itself the child subreaper (Linux prctl), starts the adapter in a
+It is the child subreaper (Linux prctl: its caller sets that between fork
+and exec, and it survives exec, so that this script need not import
+ctypes, which would triple its start time). It starts the adapter in a
 session of its own with the stdio it was given (so the runner's pipes go
 straight to the adapter; it keeps none of stdin and stdout itself, so end
 of file is seen exactly as before), and reaps every child as it exits. When
@@ -34,15 +36,6 @@ import sys
 
 PR_SET_CHILD_SUBREAPER = 36
 _LISTED_PIDS = 1000   # the `left` line names at most this many
-
-
-def become_subreaper() -> bool:
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def children(pid: int | str = "self") -> list[int]:
@@ -196,8 +189,6 @@ def main(argv: list[str]) -> None:
     status_fd = int(argv[1])
     os.set_inheritable(status_fd, False)   # the adapter must neither hold it open nor write to it
     reaper = Reaper(status_fd)
-    # Without it (no prctl here) orphans go to init as before: the runner's marker sweep still finds them.
-    become_subreaper()
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)

@@ -32,6 +32,13 @@ def stat_fields(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
+def live(pid: int) -> bool:
+    try:
+        return stat_fields(pid)[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def zombies_among(candidates: set[int]) -> list[int]:
     """The `candidates` that are zombies nobody will reap: their parent is init (which here may never reap
     them) or this test process (the runner, which reaps only its own subprocesses)."""
@@ -128,7 +135,7 @@ def test_what_the_adapter_left_running_is_named_and_killed(tmp_path):
     finally:
         process.kill()
     assert len(left) == 3
-    assert not any(Path(f"/proc/{pid}").exists() and stat_fields(pid)[0] != "Z" for pid in left)
+    assert not any(live(pid) for pid in left)
 
 
 def test_stop_kills_a_running_adapter_and_its_descendants(tmp_path):
@@ -137,6 +144,22 @@ def test_stop_kills_a_running_adapter_and_its_descendants(tmp_path):
     assert process.read_line(10.0) == b"ready\n"   # the orphaned sleep is running
     process.stop()
     assert process.returncode == -9   # the reaper killed the adapter and exited as it did
-    assert not Path(f"/proc/{adapter}").exists()
+    assert not live(adapter)
     assert len(process.leftovers()) == 1   # the orphaned sleep, not the adapter
     process.kill()
+
+
+def test_an_adapter_that_kills_its_reaper_is_still_stopped(tmp_path):
+    # Without the reaper, and without the marker in its environment: only its process group finds it.
+    process = started(tmp_path, "sh", "-c", "kill -KILL $PPID; echo ready; exec env -i sleep 60")
+    adapter = process.pid
+    try:
+        assert process.read_line(10.0) == b"ready\n"
+        assert process.wait(10.0) == -9   # the reaper is gone, the adapter is not
+        process.stop()
+        deadline = time.monotonic() + 5
+        while live(adapter) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not live(adapter)
+    finally:
+        process.kill()
