@@ -11,6 +11,8 @@ A second answer to a request that was already answered is charged to that
 request, not to the one being waited for: it is recorded in `late_faults`
 with the `owner` that was set when the first answer came (the runner sets
 the vector id), and the client goes on waiting for the answer it needs.
+Any other line the adapter writes after its last answer (read at `close()`)
+is a late fault too, charged to the owner of that last answer.
 """
 
 from __future__ import annotations
@@ -190,7 +192,8 @@ class AdapterClient:
     def close(self) -> None:
         """End of input: give the adapter EXIT_GRACE seconds to exit, then stop it and all it started.
 
-        Answers it wrote after its last awaited one are checked for repeats.
+        Every line it wrote after its last awaited answer is a late fault:
+        a repeated answer, or a line nobody asked for.
         """
         process, self._process = self._process, None
         if process is None:
@@ -199,7 +202,9 @@ class AdapterClient:
         self.last_exit_code = process.wait(EXIT_GRACE)
         process.stop()
         for line in process.drain(STDERR_SETTLE):
-            self._note_repeat(line, decode_line(line))
+            document = decode_line(line)
+            if not self._note_repeat(line, document):
+                self._note_trailing(line, document, process.stderr_tail())
         process.kill()
         self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
         self._captured(process)
@@ -361,6 +366,25 @@ class AdapterClient:
                              "write exactly one response line per request", self.stderr_tail())
         self.late_faults.append(LateFault(owner, self._record(fault)))
         return True
+
+    def _note_trailing(self, line: bytes, document: object, stderr_tail: str) -> None:
+        """Charge a line written after the last answer, one that answers nothing, to that answer's owner."""
+        if self._answered:
+            answered, (op, owner) = next(reversed(self._answered.items()))
+            after = f"after its answer to request {answered} ({op}), its last,"
+        else:
+            owner, after = self.owner, "before any answer, at end of input,"
+        if isinstance(document, TooDeep):
+            kind, what = "bad_message", f"of {document.msg}"
+        elif isinstance(document, ValueError):   # UnicodeDecodeError included
+            kind, what = "not_json", "that is not JSON"
+        else:
+            kind, what = "bad_message", "that answers no request"
+        shown = printable(line.decode("utf-8", errors="replace").rstrip("\r\n")[:SHOWN_LINE_CHARS])
+        fault = AdapterFault(kind, f"{after} the adapter wrote a line {what}: {shown!r}; "
+                             "stdout must carry exactly one response line per request (send logs to stderr)",
+                             stderr_tail)
+        self.late_faults.append(LateFault(owner, self._record(fault)))
 
     def _crashed(self, process: AdapterProcess, where: str) -> AdapterFault:
         code = process.wait(1.0)

@@ -9,12 +9,16 @@ failure reports. It knows nothing about JSON: `client.py` speaks the
 protocol on top of it, and the doctor uses it directly to watch the raw
 stream.
 
-Stopping an adapter stops its whole process group, and on Linux also every
-process that carries the adapter's marker variable (`MARKER_VARIABLE`) in
-its environment, which finds descendants that left the group with `setsid`.
-The sweep kills the adapter's descendants round after round until none is
-left. (The runner is not a child subreaper: orphans it adopted would become
-zombies it never reaps, and a forking chain exhausted the pid space in CI.)
+On Linux the adapter runs below a reaper process (`reaper.py`), its child
+subreaper: the runner's child is the reaper, `pid` is the adapter's. The
+runner cannot be the subreaper itself: it would adopt orphans it never
+reaps (waiting for any child would steal its subprocesses' exit statuses),
+and a forking chain exhausted the pid space in CI that way. The reaper kills
+everything the adapter left when it exits, and mirrors its exit status.
+Stopping an adapter asks the reaper first (SIGTERM, `REAPER_GRACE`); then,
+as a second line, SIGKILLs the process groups of a reaper that did not
+finish, whatever is still below it, and every process that carries the
+adapter's marker variable (`MARKER_VARIABLE`) in its environment.
 `stopping_adapters()` stops every adapter this program started (for Ctrl-C
 and SIGTERM) and refuses new ones while it lasts.
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib.resources
 import itertools
 import os
 import select
@@ -46,6 +51,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 from conformance.protocol.messages import SUPPORTED_PROTOCOLS
+from conformance.protocol.reaper import PR_SET_CHILD_SUBREAPER
+from conformance.protocol.reaper import children as _children
 from conformance.safe_text import printable
 
 STDERR_TAIL_BYTES = 4096
@@ -266,7 +273,7 @@ def stopping_adapters() -> Iterator[None]:
 
 
 def _other_children(process: AdapterProcess) -> set[int]:
-    """The pids of the other adapter processes this program runs: a sweep leaves them alone."""
+    """The pids of the runner's other children (adapters or their reapers): a sweep leaves them alone."""
     with _live_lock:
         return {other.popen.pid for other in _live if other is not process}
 
@@ -315,22 +322,6 @@ def _marked_pids(matches: Callable[[str], bool]) -> list[int]:
 
 SWEEP_SECONDS = 3.0   # how long a sweep keeps killing what a forking adapter keeps starting
 _QUIET_ROUNDS = 3     # rounds in a row that find nothing before a sweep ends
-
-
-def _children(pid: int) -> list[int]:
-    """The live children of `pid` (of every thread of it)."""
-    found = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
-                found += [int(child) for child in handle.read().split()]
-        except (OSError, ValueError):
-            continue
-    return found
 
 
 def _session_of(pid: int) -> int | None:
@@ -429,6 +420,81 @@ def _kill_marked(matches: Callable[[str], bool], rounds: int = 20) -> None:
         time.sleep(0.005)
 
 
+# -- the reaper: the adapter's parent, and its subreaper --------------------------
+
+REAPER_START_SECONDS = 30.0   # how long the reaper may take to say the adapter runs (a loaded machine)
+REAPER_GRACE = 2.0            # how long stop() lets the reaper kill what the adapter left, before SIGKILL
+
+
+def _reaper_command(command: Sequence[str], status_fd: int) -> list[str] | None:
+    """`command` run under reaper.py (see its docstring), or None where there is no reaper (not Linux)."""
+    if not sys.platform.startswith("linux") or not sys.executable:
+        return None
+    script = importlib.resources.files("conformance.protocol").joinpath("reaper.py")
+    return [sys.executable, "-I", "-S", str(script), str(status_fd), "--", *command]
+
+
+def _read_status(fd: int, timeout: float) -> bytes:
+    """What the reaper wrote on its status pipe within `timeout`: up to its first newline, or all
+    of it once it closed the pipe (timeout 0: what is there now, without waiting)."""
+    data = bytearray()
+    deadline = time.monotonic() + timeout
+    while b"\n" not in data or timeout == 0:
+        if not _wait_for(fd, select.POLLIN, deadline - time.monotonic()):
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
+
+
+def _started_pid(status: bytes, argv: Sequence[str]) -> int:
+    """The adapter's pid from the reaper's first status line; StartError when it did not start."""
+    words = status.split(b"\n", 1)[0].split()
+    if len(words) == 2 and words[0] == b"pid" and words[1].isdigit():
+        return int(words[1])
+    if len(words) == 2 and words[0] == b"error" and words[1].isdigit():
+        reason = os.strerror(int(words[1]))
+    else:
+        reason = f"its reaper process did not start it within {REAPER_START_SECONDS:g} s"
+    raise StartError(f"could not start {shlex.join(argv)}: {reason}")
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _before_exec(limits: AdapterLimits, subreaper: bool) -> Callable[[], None] | None:
+    """A function run in the child before exec: the rlimits, and making the reaper the child subreaper.
+
+    The runner does the prctl for the reaper (the setting survives execve) so that the
+    reaper need not import ctypes, which is most of what its start costs."""
+    limit = _limit_resources(limits)
+    prctl = _prctl() if subreaper else None
+    if limit is None and prctl is None:
+        return None
+
+    def prepare() -> None:
+        if prctl is not None:
+            prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)   # if it fails, orphans go to init: the sweep remains
+        if limit is not None:
+            limit()
+
+    return prepare
+
+
 def _limit_resources(limits: AdapterLimits) -> Callable[[], None] | None:
     """A function run in the child before exec that applies the rlimits, or None."""
     if not _POSIX or (limits.memory_bytes is None and limits.cpu_seconds is None):
@@ -467,26 +533,45 @@ class AdapterProcess:
         self.limits = limits
         self.marker = f"{_RUN_TOKEN}-{next(_serial)}"
         command = sandbox_command(self.argv, Path(cwd), limits.writable) if limits.sandbox else self.argv
+        # Under --sandbox too: the PID namespace contains the tree already, but the reaper keeps what
+        # `pid`, `leftovers()` and the exit status mean the same in both modes.
+        self._status_fd, status_w = os.pipe() if sys.platform.startswith("linux") else (None, None)
+        reaped = _reaper_command(command, status_w) if status_w is not None else None
+        if reaped is None and status_w is not None:
+            os.close(self._status_fd)
+            os.close(status_w)
+            self._status_fd = None
+        self._left: list[int] | None = None   # what the reaper killed when the adapter ended
         try:
             self.popen = subprocess.Popen(
-                command,
+                reaped or command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
                 env={**env, MARKER_VARIABLE: self.marker},
-                # A session of its own, so that stopping the adapter stops
-                # its whole process group: whatever a shell script started.
+                # A session of its own (the reaper's; the adapter gets another one below it), so that
+                # stopping it stops its whole process group: whatever a shell script started.
                 start_new_session=_POSIX,
-                preexec_fn=_limit_resources(limits),
+                # Inherited by the adapter from the reaper: the limits are the adapter's.
+                preexec_fn=_before_exec(limits, subreaper=reaped is not None),
+                pass_fds=(status_w,) if reaped else (),
             )
         except (OSError, subprocess.SubprocessError) as error:
+            self._close_status()
             reason = getattr(error, "strerror", None) or str(error)
             raise StartError(f"could not start {shlex.join(self.argv)}: {reason}") from None
+        finally:
+            if reaped:
+                os.close(status_w)
         try:
+            self._pid = self.popen.pid
+            if reaped:
+                self._pid = _started_pid(_read_status(self._status_fd, REAPER_START_SECONDS), self.argv)
             _register(self)
         except BaseException:
             self.kill()
+            self.popen.stderr.close()   # no reader thread was started to close it
             raise
         self._stdin_fd = self.popen.stdin.fileno()
         self._stdout_fd = self.popen.stdout.fileno()
@@ -521,7 +606,8 @@ class AdapterProcess:
 
     @property
     def pid(self) -> int:
-        return self.popen.pid
+        """The adapter's pid (the process the command started, below its reaper)."""
+        return self._pid
 
     def send(self, text: str, timeout: float) -> bool:
         """Write `text` to the adapter's stdin within `timeout` seconds; False if the adapter is gone.
@@ -621,17 +707,32 @@ class AdapterProcess:
             return None
 
     def stop(self) -> None:
-        """SIGKILL the adapter, its process group and its marked descendants; safe from any thread.
+        """Stop the adapter and everything it started; safe from any thread.
 
-        Done even after the adapter exited on its own: what it started may
-        live on. The pipes stay open (another thread may be reading them).
+        The reaper is asked first (SIGTERM: it kills every descendant and
+        exits); what is still there after REAPER_GRACE is SIGKILLed: the
+        process groups, the descendants, the marked processes. Done even
+        after the adapter exited on its own: what it started may live on.
+        The pipes stay open (another thread may be reading them).
         """
-        if _POSIX:
+        if self._status_fd is not None:
+            self.popen.send_signal(signal.SIGTERM)   # a no-op once the reaper has exited and been waited for
             try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                self.popen.wait(timeout=REAPER_GRACE)
+            except subprocess.TimeoutExpired:
                 pass
-        elif self.popen.poll() is None:
+        # A reaper that said what it left has killed it all; one that did not was stuck or killed
+        # (an adapter can kill its parent), and the adapter's group may live on.
+        finished = self._status_fd is not None and self._take_left() is not None
+        if _POSIX and not finished:
+            # The reaper's group only while it is unwaited for: until then its pid is not reused.
+            groups = [self._pid] + ([self.popen.pid] if self.popen.poll() is None else [])
+            for group in dict.fromkeys(groups):
+                try:
+                    os.killpg(group, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        elif not _POSIX and self.popen.poll() is None:
             self.popen.kill()
         if sys.platform.startswith("linux"):
             _sweep(self.popen.pid, self.marker, _other_children(self))
@@ -650,11 +751,32 @@ class AdapterProcess:
             self.popen.stdout.close()
         except (OSError, ValueError):
             pass
+        self._take_left()
+        self._close_status()
         with _live_lock:
             _live.discard(self)
 
+    def _close_status(self) -> None:
+        # The reaper sees its status pipe close and cleans up: letting go is also a way to stop it.
+        fd, self._status_fd = self._status_fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def _take_left(self) -> list[int] | None:
+        """The pids the reaper killed when the adapter ended (its `left` line), once it has exited."""
+        if self._left is None and self._status_fd is not None and self.popen.poll() is not None:
+            for line in _read_status(self._status_fd, 0).splitlines():
+                words = line.split()
+                if words[:1] == [b"left"] and all(word.isdigit() for word in words[1:]):
+                    self._left = [int(word) for word in words[2:]]
+        return self._left
+
     def leftovers(self) -> list[int]:
-        """Live processes the adapter started, in its process group or marked (Linux; [] elsewhere)."""
+        """Processes the adapter started and left running: those its reaper killed when it ended
+        (once the reaper has exited), else the live ones in its process group or marked (Linux; [] elsewhere)."""
+        left = self._take_left()
+        if left is not None:
+            return sorted(left)
         found = set(_marked_pids(self.marker.__eq__))
         for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
             try:
@@ -662,10 +784,9 @@ class AdapterProcess:
                     state, _, group = handle.read().rsplit(")", 1)[1].split()[:3]
             except (OSError, ValueError):
                 continue
-            if group == str(self.popen.pid) and state != "Z":
+            if group == str(self._pid) and state != "Z":
                 found.add(int(name))
-        found.discard(self.popen.pid)
-        return sorted(found)
+        return sorted(found - {self._pid, self.popen.pid})
 
     def drain(self, timeout: float) -> list[bytes]:
         """The complete lines still on stdout of a stopped adapter (read within `timeout`)."""

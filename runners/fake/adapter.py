@@ -182,13 +182,14 @@ def write_siblings() -> None:
 
 
 def fork_escape() -> None:
-    """A chain of processes, each forking a child and exiting at once, for ten minutes: at any moment
-    one or two of them live, each for about a millisecond (FAKE_ADAPTER_PID_FILE names the first)."""
+    """A chain of processes, each forking a child and exiting at once, for ten seconds (bounded, so that
+    a test that fails never leaves a chain cycling through the pid space for long): at any moment one or
+    two of them live, each for about a millisecond (FAKE_ADAPTER_PID_FILE names the first)."""
     if os.fork() != 0:
         return
     os.setsid()
     pid_file = os.environ.get("FAKE_ADAPTER_PID_FILE")
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + 10
     beat = 0.0
     while time.monotonic() < deadline:
         if pid_file and time.monotonic() > beat:  # a heartbeat: the chain is alive while the file grows

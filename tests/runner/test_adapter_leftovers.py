@@ -124,11 +124,16 @@ def test_a_describe_answer_100k_levels_deep_is_a_protocol_fault(capsys, vectors_
     assert "bad_message" in err and "nested more than 64 levels deep" in err and "Traceback" not in err
 
 
-def test_a_deep_line_after_the_last_answer_does_not_crash_the_run(capsys, vectors_root, hostile, fake_env):
+def test_a_deep_line_after_the_last_answer_is_a_fault_of_the_vector_it_followed(capsys, vectors_root, hostile,
+                                                                                fake_env):
     fake_env(fault="deep_after", fault_when="LAST")
-    code, out, by_id = run_report(capsys, vectors_root, [write("t.last", "LAST")], "--adapter", hostile)
-    assert by_id["t.last"]["outcome"] == "pass" and code in (0, 1)  # 1: one vector earns no level
+    code, out, by_id = run_report(capsys, vectors_root, [write("t.first", "first"), write("t.last", "LAST")],
+                                  "--adapter", hostile)
     assert "Traceback" not in out
+    assert by_id["t.first"]["outcome"] == "pass"
+    assert by_id["t.last"]["outcome"] == "error" and code == 1
+    assert "after its answer to request" in by_id["t.last"]["detail"]
+    assert "a line of JSON nested more than 64 levels deep" in by_id["t.last"]["detail"]
 
 
 def test_a_deep_answer_in_the_concurrency_check_is_a_fault_not_a_lost_update(capsys, vectors_root, hostile, fake_env):
