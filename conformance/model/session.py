@@ -98,7 +98,6 @@ def sanitize(data: dict) -> dict:
     """Fill defaults and drop what cannot be an item, so that every later
     step sees the shape spec 4.1 describes. Unknown keys are kept."""
     session = dict(data)
-    session["version"] = KNOWN_VERSION
     current = session.get("current")
     current = dict(current) if isinstance(current, dict) else {}
     for name in KNOWN_LISTS:

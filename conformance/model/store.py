@@ -71,13 +71,6 @@ def read_store(store: Path | str) -> dict:
     return store_from_bytes(entries, read_bytes(store / SESSION_FILE))
 
 
-def entry_files(files: dict[str, bytes]) -> list[tuple[str, bytes]]:
-    """(link, bytes) of the entry files among a store's files (relpath -> bytes), as `entry_paths` picks them."""
-    prefix = MEMORY_DIR + "/"
-    return [(Path(relative).stem, data) for relative, data in sorted(files.items())
-            if relative.startswith(prefix) and relative.endswith(".md") and "/" not in relative[len(prefix):]]
-
-
 def store_from_bytes(entry_bytes: list[tuple[str, bytes]], session_bytes: bytes | None) -> dict:
     """`read_store` of a store already read: its entry files as (link, bytes), its session.json or None."""
     entries = [read_entry(link, decode(data)) for link, data in entry_bytes]

@@ -351,6 +351,15 @@ def file_texts(files: dict[str, bytes]) -> dict[str, object]:
     return texts
 
 
+def entry_files(files: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """(link, bytes) of the entry files in a snapshot of a store, picked as the model's
+    `entry_paths` picks them on disk (`memory/*.md`, no subfolder), so that the runner's
+    reading of an adapter's store and the model's reading of its own agree."""
+    prefix = model_store.MEMORY_DIR + "/"
+    return [(Path(relative).stem, data) for relative, data in sorted(files.items())
+            if relative.startswith(prefix) and relative.endswith(".md") and "/" not in relative[len(prefix):]]
+
+
 def adapter_snapshot(directory: Path) -> dict[str, bytes]:
     """relpath -> bytes of a directory the adapter wrote in, read safely
     (`adapter_files`): a link, a special file or too much ends the vector with an error."""
@@ -376,7 +385,7 @@ def store_document(store: Path) -> dict:
             raise _Stop(ERROR, f"the adapter wrote {store.name}/{model_store.SESSION_FILE} nested too deeply "
                                "for the runner to parse (JSON perhaps, but deeper than any session)") from None
     document["machine_ids"] = stamped_machine_ids(document.get("session"))
-    read = model_store.store_from_bytes(model_store.entry_files(files), raw)
+    read = model_store.store_from_bytes(entry_files(files), raw)
     document["entries"] = _entries_by_link(read["entries"])
     document["files"] = file_texts(files)
     return document

@@ -13,7 +13,9 @@ from runner_helpers import vector, write_vector_file
 from conformance.model import writer
 from conformance.model.session import load_session_text
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse
-from conformance.runner.execute import run_vector
+from conformance.model.store import entry_paths
+from conformance.runner.adapter_files import read_tree
+from conformance.runner.execute import entry_files, run_vector
 from conformance.runner.implementations import ModelImplementation
 from conformance.runner.vectors import load_corpus
 
@@ -319,3 +321,31 @@ def test_a_put_files_step_changes_the_store_between_two_writes_and_sends_nothing
     result = run(vectors_root, raw, model, tmp_path)
     assert (result.outcome, result.failures) == ("pass", [])
     assert [call["op"] for call in result.sent] == ["add_goal", "add_goal"]
+
+
+STORE_LAYOUT = {
+    "memory/fact_a.md": b"---\ntype: fact\nname: A\n---\n",
+    "memory/decision_b.md": b"---\ntype: decision\nname: B\n---\n",
+    "memory/archive/fact_old.md": b"---\ntype: fact\nname: Old\n---\n",
+    "memory/notes.txt": b"not an entry",
+    "memory/fact_c.md.bak": b"a backup",
+    "memoryless/fact_d.md": b"---\ntype: fact\nname: D\n---\n",
+    "fact_e.md": b"---\ntype: fact\nname: E\n---\n",
+    "session.json": b"{}",
+}
+
+
+def test_entry_files_picks_what_the_models_reader_picks_from_the_same_store(tmp_path):
+    # The runner reads an adapter's store from a snapshot, the model reads its own from disk:
+    # both must see the same entries, or a vector grades an adapter on other files.
+    for relative, data in STORE_LAYOUT.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(data)
+    picked = entry_files(read_tree(tmp_path))
+    assert [link for link, _ in picked] == [path.stem for path in entry_paths(tmp_path)]
+    assert picked == [("decision_b", STORE_LAYOUT["memory/decision_b.md"]),
+                      ("fact_a", STORE_LAYOUT["memory/fact_a.md"])]
+
+
+def test_entry_files_of_a_store_without_a_memory_folder_is_empty():
+    assert entry_files({"session.json": b"{}", "memory.md": b"---\n---\n"}) == []
