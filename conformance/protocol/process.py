@@ -83,7 +83,8 @@ class LineTooLong(Exception):
     """A stdout line grew past the limit; the rest of it is skipped unread."""
 
     def __init__(self, limit: int):
-        super().__init__(f"a line longer than {limit} bytes")
+        # The one wording of the fault, wherever the line comes (an answer, a trailing line, the doctor).
+        super().__init__(f"longer than {limit} bytes, the line limit")
         self.limit = limit
 
 
@@ -788,19 +789,27 @@ class AdapterProcess:
                 found.add(int(name))
         return sorted(found - {self._pid, self.popen.pid})
 
-    def drain(self, timeout: float) -> list[bytes]:
-        """The complete lines still on stdout of a stopped adapter (read within `timeout`)."""
-        lines = []
+    def drain(self, timeout: float, keep: int) -> list[bytes | LineTooLong]:
+        """What the adapter writes on stdout until end of output or until `timeout` passes: each line,
+        or a LineTooLong for one that passed the limit (its rest is skipped as it comes).
+
+        The first `keep` are returned; later ones are read and dropped, so that an adapter that writes
+        a flood can still finish (a full pipe would block it) while the runner holds at most `keep`.
+        """
+        kept: list[bytes | LineTooLong] = []
         deadline = time.monotonic() + timeout
         while True:
             try:
                 line = self.read_line(deadline - time.monotonic())
-            except (TimeoutError, LineTooLong):
+            except TimeoutError:
                 break
+            except LineTooLong as error:
+                line = error
             if line is None:
                 break
-            lines.append(line)
-        return lines
+            if len(kept) < keep:
+                kept.append(line)
+        return kept
 
     def stderr_tail(self, settle: float = 0.0) -> str:
         """The last few KiB of stderr, made printable; `settle` waits for a finished adapter's last words."""
