@@ -133,3 +133,20 @@ def test_an_adapter_that_kills_its_reaper_is_still_stopped(tmp_path):
         assert not live(adapter)
     finally:
         process.kill()
+
+
+def test_an_adapter_that_kills_its_reaper_at_once_is_known_and_stopped_every_time(tmp_path):
+    # It may kill the reaper before the reaper has said which pid it is: it is told first, so the
+    # adapter's group is known and stopped though its marker is gone (a race: tried a few times).
+    for attempt in range(20):
+        process = started(tmp_path, "sh", "-c", "kill -KILL $PPID; exec env -i sleep 60")
+        adapter = process.pid
+        try:
+            assert adapter != process.popen.pid
+            process.stop()
+            deadline = time.monotonic() + 5
+            while live(adapter) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not live(adapter), attempt
+        finally:
+            process.kill()
