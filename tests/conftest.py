@@ -58,13 +58,27 @@ def fake_env(monkeypatch):
     return setter
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """State, parent, group, session, ... of `pid` (/proc/PID/stat after the command name); None if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def running(pid: int) -> bool:
     """Is `pid` a live process (a zombie, dead but not yet reaped, is not)?"""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def _zombie_children() -> set[int]:
+    found = set()
+    for name in os.listdir("/proc"):
+        fields = _stat_fields(int(name)) if name.isdigit() else None
+        if fields is not None and fields[0] == "Z" and int(fields[1]) == os.getpid():
+            found.add(int(name))
+    return found
 
 
 @pytest.fixture
@@ -121,6 +135,28 @@ def survivors():
     for entry in seen:
         for pid in _carrying(entry):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def zombies():
+    """`zombies(pid_file=None)`: the zombies the test made that nobody will reap.
+
+    They are this process's zombie children that appeared during the test
+    (the runner reaps only its own subprocesses, so an orphan it adopted
+    would stay one), and the pids listed in `pid_file` that are zombies of
+    init (which in a container may never reap them) or of this process.
+    """
+    before = _zombie_children()
+
+    def check(path: Path | None = None) -> list[int]:
+        found = _zombie_children() - before
+        for pid in pids(path) if path is not None else ():
+            fields = _stat_fields(pid)
+            if fields is not None and fields[0] == "Z" and int(fields[1]) in (1, os.getpid()):
+                found.add(pid)
+        return sorted(found)
+
+    return check
 
 
 @pytest.fixture(autouse=True)

@@ -114,8 +114,7 @@ class Probe:
                 process.close_stdin()
             reply.line = process.read_line(self.timeout)
         except LineTooLong as error:
-            reply.outcome = AdapterFault("too_long", f"the answer to request {request.id} ({request.op}) is longer "
-                                                     f"than {error.limit} bytes, the line limit")
+            reply.outcome = AdapterFault("too_long", f"the answer to request {request.id} ({request.op}) is {error}")
         except TimeoutError:
             reply.problem = "timeout"
             self.stalled = True

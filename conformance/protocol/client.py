@@ -11,8 +11,9 @@ A second answer to a request that was already answered is charged to that
 request, not to the one being waited for: it is recorded in `late_faults`
 with the `owner` that was set when the first answer came (the runner sets
 the vector id), and the client goes on waiting for the answer it needs.
-Any other line the adapter writes after its last answer (read at `close()`)
-is a late fault too, charged to the owner of that last answer.
+Any other line the adapter writes after its last answer (read at `close()`,
+and in one-shot mode after each process's one answer) is a late fault too,
+charged to the owner of that answer.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ STDERR_SETTLE = 0.5
 SHOWN_LINE_CHARS = 200
 # How long a vector's stderr capture waits for lines still in the pipe.
 STDERR_PENDING_SETTLE = 0.2
+# How many lines written after the last answer are kept (each one a late fault); later ones are read and dropped.
+MAX_TRAILING_LINES = 8
 
 
 @dataclass
@@ -196,18 +199,8 @@ class AdapterClient:
         a repeated answer, or a line nobody asked for.
         """
         process, self._process = self._process, None
-        if process is None:
-            return
-        process.close_stdin()
-        self.last_exit_code = process.wait(EXIT_GRACE)
-        process.stop()
-        for line in process.drain(STDERR_SETTLE):
-            document = decode_line(line)
-            if not self._note_repeat(line, document):
-                self._note_trailing(line, document, process.stderr_tail())
-        process.kill()
-        self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
-        self._captured(process)
+        if process is not None:
+            self._finish(process)
 
     def __enter__(self) -> AdapterClient:
         return self
@@ -251,9 +244,13 @@ class AdapterClient:
     def _discard_process(self) -> None:
         process, self._process = self._process, None
         if process is not None:
-            process.kill()
-            self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
-            self._captured(process)
+            self._discard(process)
+
+    def _discard(self, process: AdapterProcess) -> None:
+        """Stop `process` and all it started, release it, and keep its last stderr."""
+        process.kill()
+        self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
+        self._captured(process)
 
     def _captured(self, process: AdapterProcess) -> None:
         """A process is gone: keep what it wrote while capturing."""
@@ -294,12 +291,36 @@ class AdapterClient:
             return process
         try:
             outcome = self._send_and_read(process, request, timeout, close_input=True)
-            self.last_exit_code = process.wait(EXIT_GRACE)
-            return outcome
-        finally:
-            process.kill()
-            self._last_stderr = process.stderr_tail(settle=STDERR_SETTLE)
-            self._captured(process)
+        except BaseException:
+            self._discard(process)
+            raise
+        if isinstance(outcome, AdapterFault):
+            self._discard(process)   # stopped for the fault it is charged with: what follows is not read
+        else:
+            self._finish(process)    # what it writes after its one answer is charged as in persistent mode
+        return outcome
+
+    def _finish(self, process: AdapterProcess) -> None:
+        """End of input for a process that answered: EXIT_GRACE for it to exit, reading what it still writes
+        meanwhile (bounded as every answer is, at most MAX_TRAILING_LINES of it kept), then stop it and all
+        it started. Each line after its last answer is a late fault of that answer's owner."""
+        deadline = time.monotonic() + EXIT_GRACE
+        process.close_stdin()
+        # Read while waiting: an adapter that writes more than a pipe holds would block and never exit,
+        # and a line over the limit is only seen as such while it is being written.
+        trailing = process.drain(EXIT_GRACE, MAX_TRAILING_LINES)
+        self.last_exit_code = process.wait(max(deadline - time.monotonic(), 0.0))
+        process.stop()
+        trailing += process.drain(STDERR_SETTLE, MAX_TRAILING_LINES - len(trailing))  # written as it was stopped
+        stderr_tail = process.stderr_tail(settle=STDERR_SETTLE)
+        for line in trailing:
+            if isinstance(line, LineTooLong):
+                self._note_trailing(b"", line, stderr_tail)
+                continue
+            document = decode_line(line)
+            if not self._note_repeat(line, document, stderr_tail=stderr_tail):   # the process is no longer current
+                self._note_trailing(line, document, stderr_tail)
+        self._discard(process)
 
     def _send_and_read(
         self, process: AdapterProcess, request: Request, timeout: float, close_input: bool = False
@@ -336,8 +357,7 @@ class AdapterClient:
                 process.kill()
                 return AdapterFault(
                     "too_long",
-                    f"the answer to {where} is longer than {error.limit} bytes, the line limit; "
-                    "the adapter was stopped",
+                    f"the answer to {where} is {error}; the adapter was stopped",
                     process.stderr_tail(settle=STDERR_SETTLE),
                 )
             if line is None:
@@ -350,7 +370,8 @@ class AdapterClient:
             self._answered[request.id] = (request.op, self.owner)
         return outcome
 
-    def _note_repeat(self, line: bytes, document: object, waiting: Request | None = None) -> bool:
+    def _note_repeat(self, line: bytes, document: object, waiting: Request | None = None,
+                     stderr_tail: str | None = None) -> bool:
         """True if `line` answers a request this process already answered (recorded once as a late fault)."""
         answered = document.get("id") if isinstance(document, dict) else None
         if type(answered) is not int or answered not in self._answered:
@@ -363,7 +384,8 @@ class AdapterClient:
         shown = printable(line.decode("utf-8", errors="replace").rstrip("\r\n")[:SHOWN_LINE_CHARS])
         fault = AdapterFault("repeated_answer",
                              f"request {answered} ({op}) was answered a second time{waited}: {shown!r}; "
-                             "write exactly one response line per request", self.stderr_tail())
+                             "write exactly one response line per request",
+                             self.stderr_tail() if stderr_tail is None else stderr_tail)
         self.late_faults.append(LateFault(owner, self._record(fault)))
         return True
 
@@ -374,14 +396,16 @@ class AdapterClient:
             after = f"after its answer to request {answered} ({op}), its last,"
         else:
             owner, after = self.owner, "before any answer, at end of input,"
-        if isinstance(document, TooDeep):
+        if isinstance(document, LineTooLong):
+            kind, what = "too_long", f"{document} (not shown)"
+        elif isinstance(document, TooDeep):
             kind, what = "bad_message", f"of {document.msg}"
         elif isinstance(document, ValueError):   # UnicodeDecodeError included
             kind, what = "not_json", "that is not JSON"
         else:
             kind, what = "bad_message", "that answers no request"
         shown = printable(line.decode("utf-8", errors="replace").rstrip("\r\n")[:SHOWN_LINE_CHARS])
-        fault = AdapterFault(kind, f"{after} the adapter wrote a line {what}: {shown!r}; "
+        fault = AdapterFault(kind, f"{after} the adapter wrote a line {what}" + (f": {shown!r}" if line else "") + "; "
                              "stdout must carry exactly one response line per request (send logs to stderr)",
                              stderr_tail)
         self.late_faults.append(LateFault(owner, self._record(fault)))

@@ -83,7 +83,8 @@ class LineTooLong(Exception):
     """A stdout line grew past the limit; the rest of it is skipped unread."""
 
     def __init__(self, limit: int):
-        super().__init__(f"a line longer than {limit} bytes")
+        # The one wording of the fault, wherever the line comes (an answer, a trailing line, the doctor).
+        super().__init__(f"longer than {limit} bytes, the line limit")
         self.limit = limit
 
 
@@ -434,12 +435,12 @@ def _reaper_command(command: Sequence[str], status_fd: int) -> list[str] | None:
     return [sys.executable, "-I", "-S", str(script), str(status_fd), "--", *command]
 
 
-def _read_status(fd: int, timeout: float) -> bytes:
-    """What the reaper wrote on its status pipe within `timeout`: up to its first newline, or all
-    of it once it closed the pipe (timeout 0: what is there now, without waiting)."""
+def _read_status(fd: int, timeout: float, lines: int = 1) -> bytes:
+    """What the reaper wrote on its status pipe within `timeout`: up to its `lines`-th newline (or a
+    little more), or all of it once it closed the pipe (timeout 0: what is there now, without waiting)."""
     data = bytearray()
     deadline = time.monotonic() + timeout
-    while b"\n" not in data or timeout == 0:
+    while data.count(b"\n") < lines or timeout == 0:
         if not _wait_for(fd, select.POLLIN, deadline - time.monotonic()):
             break
         try:
@@ -454,16 +455,20 @@ def _read_status(fd: int, timeout: float) -> bytes:
     return bytes(data)
 
 
-def _started_pid(status: bytes, argv: Sequence[str]) -> int:
-    """The adapter's pid from the reaper's first status line; StartError when it did not start."""
-    words = status.split(b"\n", 1)[0].split()
-    if len(words) == 2 and words[0] == b"pid" and words[1].isdigit():
-        return int(words[1])
-    if len(words) == 2 and words[0] == b"error" and words[1].isdigit():
-        reason = os.strerror(int(words[1]))
-    else:
-        reason = f"its reaper process did not start it within {REAPER_START_SECONDS:g} s"
-    raise StartError(f"could not start {shlex.join(argv)}: {reason}")
+def _started_pid(status: bytes, argv: Sequence[str]) -> tuple[int, bytes]:
+    """The adapter's pid from the reaper's start lines (`pid N`, then `started` or `error ERRNO`), and
+    the status lines read after them; StartError when it did not start."""
+    first, _, rest = status.partition(b"\n")
+    words = first.split()
+    if not (len(words) == 2 and words[0] == b"pid" and words[1].isdigit()):
+        raise StartError(f"could not start {shlex.join(argv)}: "
+                         f"its reaper process did not start it within {REAPER_START_SECONDS:g} s")
+    second, _, after = rest.partition(b"\n")
+    outcome = second.split()
+    if len(outcome) == 2 and outcome[0] == b"error" and outcome[1].isdigit():
+        raise StartError(f"could not start {shlex.join(argv)}: {os.strerror(int(outcome[1]))}")
+    # `started`, or nothing more: the adapter killed its reaper at once; it runs, and its pid is known.
+    return int(words[1]), (after if outcome == [b"started"] else rest)
 
 
 @functools.cache
@@ -542,6 +547,7 @@ class AdapterProcess:
             os.close(status_w)
             self._status_fd = None
         self._left: list[int] | None = None   # what the reaper killed when the adapter ended
+        self._status_rest = b""               # status lines read with the start lines, not yet looked at
         try:
             self.popen = subprocess.Popen(
                 reaped or command,
@@ -567,7 +573,8 @@ class AdapterProcess:
         try:
             self._pid = self.popen.pid
             if reaped:
-                self._pid = _started_pid(_read_status(self._status_fd, REAPER_START_SECONDS), self.argv)
+                status = _read_status(self._status_fd, REAPER_START_SECONDS, lines=2)
+                self._pid, self._status_rest = _started_pid(status, self.argv)
             _register(self)
         except BaseException:
             self.kill()
@@ -765,7 +772,7 @@ class AdapterProcess:
     def _take_left(self) -> list[int] | None:
         """The pids the reaper killed when the adapter ended (its `left` line), once it has exited."""
         if self._left is None and self._status_fd is not None and self.popen.poll() is not None:
-            for line in _read_status(self._status_fd, 0).splitlines():
+            for line in (self._status_rest + _read_status(self._status_fd, 0)).splitlines():
                 words = line.split()
                 if words[:1] == [b"left"] and all(word.isdigit() for word in words[1:]):
                     self._left = [int(word) for word in words[2:]]
@@ -788,19 +795,27 @@ class AdapterProcess:
                 found.add(int(name))
         return sorted(found - {self._pid, self.popen.pid})
 
-    def drain(self, timeout: float) -> list[bytes]:
-        """The complete lines still on stdout of a stopped adapter (read within `timeout`)."""
-        lines = []
+    def drain(self, timeout: float, keep: int) -> list[bytes | LineTooLong]:
+        """What the adapter writes on stdout until end of output or until `timeout` passes: each line,
+        or a LineTooLong for one that passed the limit (its rest is skipped as it comes).
+
+        The first `keep` are returned; later ones are read and dropped, so that an adapter that writes
+        a flood can still finish (a full pipe would block it) while the runner holds at most `keep`.
+        """
+        kept: list[bytes | LineTooLong] = []
         deadline = time.monotonic() + timeout
         while True:
             try:
                 line = self.read_line(deadline - time.monotonic())
-            except (TimeoutError, LineTooLong):
+            except TimeoutError:
                 break
+            except LineTooLong as error:
+                line = error
             if line is None:
                 break
-            lines.append(line)
-        return lines
+            if len(kept) < keep:
+                kept.append(line)
+        return kept
 
     def stderr_tail(self, settle: float = 0.0) -> str:
         """The last few KiB of stderr, made printable; `settle` waits for a finished adapter's last words."""

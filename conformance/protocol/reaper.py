@@ -19,9 +19,12 @@ left, round after round: a descendant whose parent exits is handed to the
 reaper, so a chain that forks and lets its parent exit cannot escape. Then
 it exits as the adapter did (the same code, or the same signal).
 
-On STATUS_FD it tells the runner, one line each: `pid N` once the adapter
-runs, `error ERRNO` if it could not be started, and `left N PID...` (what
-the adapter left running when it ended) before it exits.
+On STATUS_FD it tells the runner, one line each: `pid N` as soon as the
+adapter is forked, before it may exec (an adapter can kill its reaper at
+once: the runner must know its pid, and so its process group, by then),
+then `started` once it runs or `error ERRNO` if it could not be started,
+and `left N PID...` (what the adapter left running when it ended) before
+it exits.
 
 Standard library only, and run with -I -S: it starts fast and ignores the
 environment's Python settings, which belong to the adapter.
@@ -36,6 +39,7 @@ import sys
 
 PR_SET_CHILD_SUBREAPER = 36
 _LISTED_PIDS = 1000   # the `left` line names at most this many
+GO = b"g"
 
 
 def children(pid: int | str = "self") -> list[int]:
@@ -91,13 +95,18 @@ class Reaper:
 
     def start(self, argv: list[str]) -> bool:
         failed_r, failed_w = os.pipe()   # both close on exec: empty at end of file means exec worked
+        go_r, go_w = os.pipe()           # the adapter execs only once its pid is told
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(failed_r)
+                os.close(go_w)
                 signal.set_wakeup_fd(-1)
                 for number in (signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ):
                     signal.signal(number, signal.SIG_DFL)  # Python ignores SIGPIPE; the adapter must not inherit that
+                if os.read(go_r, 1) != GO:
+                    os._exit(127)   # the reaper died before telling: nobody would know this pid
+                os.close(go_r)
                 os.setsid()
                 os.execvp(argv[0], argv)
             except OSError as error:
@@ -105,7 +114,12 @@ class Reaper:
             finally:
                 os._exit(127)
         os.close(failed_w)
+        os.close(go_r)
         self.adapter = pid
+        if not self.tell(f"pid {pid}"):
+            self.stopping = True
+        os.write(go_w, GO)
+        os.close(go_w)
         failure = b""
         while chunk := os.read(failed_r, 64):
             failure += chunk
@@ -118,7 +132,7 @@ class Reaper:
         os.dup2(null, 0)
         os.dup2(null, 1)
         os.close(null)
-        if not self.tell(f"pid {pid}"):
+        if not self.tell("started"):
             self.stopping = True
         return True
 

@@ -50,6 +50,8 @@ FAULTS = {
     "unremovable": "makes store/memory unremovable (immutable as root, else no permissions), then answers",
     "deep_answer": "answers with a result nested 100,000 levels deep",
     "deep_after": "answers, then writes a line nested 100,000 levels deep",
+    "long_after": "answers, then writes a line of 17 MiB (longer than the default line limit)",
+    "flood_after": "answers, then writes short lines that are not JSON, without end",
     "fork_escape": "starts a process that forks every few ms, each parent exiting, then answers",
 }
 # Faults that are about one kind of moment rather than the n-th request,
@@ -366,6 +368,10 @@ def main() -> int:
         emit(response)
         if "deep_after" in faults:
             emit("[" * DEEP + "]" * DEEP)
+        if "long_after" in faults:
+            emit("x" * (17 * 1024 * 1024))
+        while "flood_after" in faults:
+            emit("flood")
         if "double_answer" in faults:
             emit(response)
         if "stop_reading" in faults:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.protocol.client import AdapterClient
+from conformance.protocol.client import EXIT_GRACE, MAX_TRAILING_LINES, AdapterClient
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse
-from conformance.protocol.process import adapter_environment, resolve_command
+from conformance.protocol.process import MiB, AdapterLimits, adapter_environment, resolve_command
 from conformance.resources import runners_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -168,6 +168,17 @@ def test_an_adapter_that_ignores_end_of_input_is_stopped_by_close(fake_command, 
     assert "ignoring end of input" in adapter.stderr_tail()
 
 
+def test_lines_after_the_last_answer_cost_a_few_faults_however_many_there_are(fake_command, fake_env, tmp_path):
+    adapter = client(fake_command, tmp_path)
+    adapter.owner = "t.flood"
+    assert adapter.request("echo", {"fault": "flood_after"}).ok
+    started = time.monotonic()
+    adapter.close()
+    assert time.monotonic() - started < EXIT_GRACE + 3   # read while it floods, then stopped
+    assert len(adapter.late_faults) == MAX_TRAILING_LINES
+    assert {(late.owner, late.fault.kind) for late in adapter.late_faults} == {("t.flood", "not_json")}
+
+
 # -- negotiation ------------------------------------------------------------
 
 
@@ -215,6 +226,20 @@ def test_oneshot_faults_are_values_and_the_next_request_works(fake_command, fake
         fine = adapter.request("echo", {"n": 2})
     assert isinstance(broken, AdapterFault) and broken.kind == kind
     assert fine.result == {"args": {"n": 2}}
+
+
+@pytest.mark.parametrize("fault, kind", [("long_after", "too_long"), ("deep_after", "bad_message"),
+                                         ("double_answer", "repeated_answer")])
+def test_oneshot_lines_after_the_one_answer_are_late_faults_of_its_owner(fake_command, fake_env, tmp_path, fault,
+                                                                          kind):
+    with client(fake_command, tmp_path, oneshot=True, limits=AdapterLimits(max_line_bytes=MiB)) as adapter:
+        adapter.owner = "t.late"
+        answer = adapter.request("echo", {"fault": fault})
+        adapter.owner = "t.next"
+        fine = adapter.request("echo", {"n": 2})
+    assert answer.ok and fine.ok   # the answer itself stands: what follows it is charged apart
+    assert [(late.owner, late.fault.kind) for late in adapter.late_faults] == [("t.late", kind)]
+    assert f"request {answer.id} (echo)" in adapter.late_faults[0].fault.detail
 
 
 # -- the adapter's environment ------------------------------------------------

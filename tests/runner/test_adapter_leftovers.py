@@ -124,16 +124,29 @@ def test_a_describe_answer_100k_levels_deep_is_a_protocol_fault(capsys, vectors_
     assert "bad_message" in err and "nested more than 64 levels deep" in err and "Traceback" not in err
 
 
-def test_a_deep_line_after_the_last_answer_is_a_fault_of_the_vector_it_followed(capsys, vectors_root, hostile,
-                                                                                fake_env):
-    fake_env(fault="deep_after", fault_when="LAST")
-    code, out, by_id = run_report(capsys, vectors_root, [write("t.first", "first"), write("t.last", "LAST")],
-                                  "--adapter", hostile)
+@pytest.mark.parametrize("fault, kind, words", [
+    ("deep_after", "bad_message", "a line of JSON nested more than 64 levels deep"),
+    # Longer than a pipe holds: seen only if the runner reads while it waits for the adapter to exit.
+    ("long_after", "too_long", "a line longer than 16777216 bytes, the line limit (not shown)"),
+    ("double_answer", "repeated_answer", "was answered a second time after its last request"),
+])
+@pytest.mark.parametrize("mode", ["persistent", "oneshot"])
+def test_a_line_after_the_last_answer_is_a_fault_of_the_vector_it_followed(capsys, vectors_root, hostile, fake_env,
+                                                                           mode, fault, kind, words):
+    # Persistent: after the last answer of the run. One-shot: after the one answer of each process, so the
+    # faulty vector comes first, and the vector after it must not be charged.
+    fake_env(fault=fault, fault_when="LATE", fault_after="0")
+    vectors = [write("t.a-fine", "fine"), write("t.b-late", "LATE")]
+    if mode == "oneshot":
+        vectors = [write("t.a-late", "LATE"), write("t.b-fine", "fine")]
+    options = ["--oneshot"] if mode == "oneshot" else []
+    code, out, by_id = run_report(capsys, vectors_root, vectors, "--adapter", hostile, *options)
+    late, fine = (by_id["t.b-late"], by_id["t.a-fine"]) if mode == "persistent" else (by_id["t.a-late"],
+                                                                                          by_id["t.b-fine"])
     assert "Traceback" not in out
-    assert by_id["t.first"]["outcome"] == "pass"
-    assert by_id["t.last"]["outcome"] == "error" and code == 1
-    assert "after its answer to request" in by_id["t.last"]["detail"]
-    assert "a line of JSON nested more than 64 levels deep" in by_id["t.last"]["detail"]
+    assert fine["outcome"] == "pass"
+    assert late["outcome"] == "error" and code == 1
+    assert kind in late["detail"] and words in late["detail"]
 
 
 def test_a_deep_answer_in_the_concurrency_check_is_a_fault_not_a_lost_update(capsys, vectors_root, hostile, fake_env):

@@ -141,6 +141,24 @@ def test_processes_the_adapter_leaves_behind_are_stopped_after_a_clean_run(capsy
     assert survivors(pid_file) == []
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper is Linux only")
+@pytest.mark.parametrize("mode", ["persistent", "oneshot"])
+def test_a_forking_chain_does_not_outlive_the_run_and_leaves_no_zombie(capsys, vectors_root, hostile, fake_env,
+                                                                       pid_file, survivors, zombies, mode):
+    # The chain forks and lets its parent exit every 2 ms (for 10 s, longer than the run): only the
+    # adapter's reaper, its subreaper, holds it. No --sandbox, whose PID namespace would hide a failure.
+    fake_env(fault="fork_escape", fault_when="CHAIN", fault_after="0")
+    vectors = [merge("t.chain", "CHAIN"), merge("t.other"), merge("t.unselected")]
+    options = ["--oneshot"] if mode == "oneshot" else []
+    code, _, by_id = run(capsys, vectors_root, vectors, "--adapter", hostile, "-k", "t.chain", "-k", "t.other",
+                         *options)
+    ran = {key for key in by_id if key != "$report"}   # with the invariants derived from the two
+    assert "t.chain" in ran and not any(key.startswith("t.unselected") for key in ran)
+    assert code == 0 and {by_id[key]["outcome"] for key in ran} == {"pass"}
+    assert survivors(pid_file) == []
+    assert zombies(pid_file) == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("stop, jobs", [(signal.SIGTERM, 4), (signal.SIGINT, 4), (signal.SIGTERM, 1)],
                          ids=["SIGTERM-j4", "SIGINT-j4", "SIGTERM-j1"])
