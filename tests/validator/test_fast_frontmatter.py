@@ -64,6 +64,8 @@ EDGES = [
     "---\r\nname: x\r\n---\r\n", "\ufeff---\nname: x\n---\n", "\n---\nname: x\n---\n", "<!-- c -->\n---\nname: x\n---\n",
     "--- \nname: x\n---\n", "---\nname: x\n", "---\nname: x", "---", "# Title\n\nBody", "", "---\nname: x\r---\n",
     "---\nname: x\n---\n\n---\nmore: y\n---\n", "---\n?k: v\n---\n", "---\n\"k\": v\n---\n", "---\nk : v\n---\n",
+    "---\r\n---\r\n", "---\r\ntype: fact\r\ntags:\r\n  - a\r\n---\r\nBody\r\n", "---\r\nname: x\n---\r\n",
+    "---\r\nname: x\r---\r\n", "---\r\nname: x\r\n---\n", "---\r\nname: x\r\n\r---\r\n", "---\r\n\r\n---",
     "---\nk:  v  w  \n---\n", "---\nk: 99999999999999999999\n---\n", "---\nk: -\n---\n", "---\nk: - x\n---\n",
 ]
 

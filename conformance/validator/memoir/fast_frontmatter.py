@@ -4,7 +4,7 @@
 departure from the subset; it is the model the runner is mutation-tested
 against, so it is not tuned for the validator. Most files of a store are far
 simpler than what it is built for: the opening `---` on the first line,
-`\\n` line breaks, no tabs, plain unquoted values, one level of nesting. On
+`\\n` (or `\\r\\n`) line breaks, no tabs, plain unquoted values, one level of nesting. On
 those `parse` gives the very `ParsedEntry` the model gives (fields, body,
 line numbers, places, lines), several times faster; on anything else it
 returns None, and the caller asks the model.
@@ -38,11 +38,16 @@ class _NotSimple(Exception):
 
 def parse(text: str) -> ParsedEntry | None:
     """The model's `parse_entry_text(text)` for a simple file, else None."""
-    if not text.startswith("---\n"):
-        return None  # a byte order mark, a preamble, another break, no frontmatter: rare, the model's
-    # The model's closing line is the first "---" line after the opening one;
-    # without "\r" in the frontmatter every line break before it is a "\n".
-    close = text.find("\n---", 3) + 1
+    if text.startswith("---\n"):
+        start, newline = 4, "\n"
+    elif text.startswith("---\r\n"):
+        start, newline = 5, "\r\n"
+    else:
+        return None  # a byte order mark, a preamble, a lone "\r", no frontmatter: rare, the model's
+    # The model's closing line is the first "---" line after the opening one.
+    # With every line break before it one "\n" (or one "\r\n", as checked
+    # below), that line follows the first "\n---".
+    close = text.find("\n---", start - 1) + 1
     if close == 0:
         return None
     end = close + 3
@@ -58,10 +63,15 @@ def parse(text: str) -> ParsedEntry | None:
             end += 1
         else:
             return None  # "---x": not the closing line (the model reads on; here, a bad line anyway)
-    region = text[4:close]
-    if "\r" in region or "\t" in region:
+    region = text[start:close]
+    if "\t" in region:
         return None
-    lines = region.split("\n")
+    if newline == "\n":
+        if "\r" in region:
+            return None
+    elif not region.count("\r") == region.count("\n") == region.count("\r\n"):
+        return None  # a lone "\r" or "\n" among the "\r\n" breaks
+    lines = region.split(newline)
     lines.pop()  # the break before the closing line ends the last line (or region == "")
     try:
         fields, places = _read(lines)
