@@ -87,10 +87,14 @@ def _read(lines: list[str]) -> tuple[dict, list]:
     model's _FrontmatterReader reads them; raises _NotSimple on any other form."""
     # (line number, indent, content) of the lines that carry something, as the model keeps them.
     kept = []
-    for offset, raw in enumerate(lines):
-        content = raw.lstrip(" ")
-        if content and content[0] != "#":
-            kept.append((offset + 2, len(raw) - len(content), content.rstrip(" ")))
+    for number, raw in enumerate(lines, 2):
+        first = raw[:1]
+        if first == " ":  # indented: strip, then skip it if blank or a comment
+            content = raw.lstrip(" ")
+            if content and content[0] != "#":
+                kept.append((number, len(raw) - len(content), content.rstrip(" ")))
+        elif first and first != "#":  # most lines: a top-level key
+            kept.append((number, 0, raw.rstrip(" ")))
     fields: dict = {}
     places: list = []
     position, count = 0, len(kept)
