@@ -247,6 +247,14 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
             else:
                 print(f"  output identical for -j {' '.join(str(jobs or 'default') for jobs in args.jobs)}")
+            if args.baseline:
+                # A speed-up must not change a byte of the report: the baseline's is the reference.
+                before = {found[0].digest for (label, _jobs), found in runs.items() if label == "baseline"}
+                if before == digests:
+                    print("  output identical to the baseline's")
+                else:
+                    print(f"  output DIFFERS from the baseline's at {size} entries", file=sys.stderr)
+                    failed = True
             for jobs in args.jobs:
                 mine = runs[("this", jobs)]
                 seconds, cpu = _best([run.seconds for run in mine]), _best([run.cpu for run in mine])

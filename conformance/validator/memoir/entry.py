@@ -25,7 +25,7 @@ from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_sect
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
 from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.core.positions import LineIndex
-from conformance.validator.memoir import rules
+from conformance.validator.memoir import fast_frontmatter, rules
 from conformance.validator.memoir.sources import MAX_BYTES
 from conformance.validator.memoir.yaml_hazards import explain
 
@@ -212,7 +212,7 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
     """Every finding about one entry file, and its summary for the store checks.
 
     `size` is the file's size when `text` is only its first `MAX_BYTES`."""
-    parsed = parse_entry_text(text)
+    parsed = fast_frontmatter.parse(text) or parse_entry_text(text)
     if size is not None and not parsed.has_frontmatter and any(p.code == "unterminated" for p in parsed.problems):
         # The closing --- may lie past the cut: nothing can be said of the fields.
         return [diagnostic(

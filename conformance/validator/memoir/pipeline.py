@@ -10,14 +10,12 @@ of workers, and memory does not grow with the store.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from collections import deque
-from concurrent.futures import Future
 from dataclasses import dataclass
 from itertools import islice
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from conformance.validator.core.findings import (
     Diagnostic,
@@ -36,6 +34,9 @@ from conformance.validator.memoir.secrets import scan as scan_secrets
 from conformance.validator.memoir.session import check_session
 from conformance.validator.memoir.sources import MAX_BYTES, file_diagnostics, read_bounded
 from conformance.validator.memoir.store import StoreLinks
+
+if TYPE_CHECKING:  # the pool's modules are imported only when a store is large enough for one
+    from concurrent.futures import Future
 
 # Below this many files a process pool costs more than it saves: on two
 # cores, 10,000 files took as long with two workers as with none, and 17%
@@ -142,7 +143,8 @@ class _Checker:
 
     def _get_pool(self):
         if self._pool is None and not self._pool_failed:
-            from concurrent.futures import ProcessPoolExecutor  # only when a pool pays: it imports much
+            import multiprocessing  # only when a pool pays: these import much
+            from concurrent.futures import ProcessPoolExecutor
 
             prepare()  # the schema compiled once here, inherited by forked workers
             methods = multiprocessing.get_all_start_methods()
