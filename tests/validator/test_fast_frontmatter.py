@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.model.frontmatter import parse_entry_text
 from conformance.resources import vectors_dir
@@ -109,3 +111,21 @@ def test_every_real_world_file():
     assert paths
     for path in paths:
         _same(path.read_text(encoding="utf-8", errors="replace"))
+
+
+# Pieces of frontmatter lines near every edge the fast path decides on: indicators,
+# comments, quotes, scalars the model reads specially, odd spaces and breaks.
+_PIECES = ["a", "X", " ", "  ", ":", ": ", "#", " #", "-", "- ", "true", "false", "1", "-1", "0x1", "~", "null",
+           "'", '"', "\t", "é", "\u00a0", "[", "{", "*", "&", "|", ">", "!", "%", "@", "---", "...", "k: v", "k:",
+           ",", "?"]
+_lines = st.lists(st.tuples(st.sampled_from(["", "", " ", "  ", "    "]),
+                            st.lists(st.sampled_from(_PIECES), max_size=5)).map(lambda t: t[0] + "".join(t[1])),
+                  max_size=6)
+
+
+@given(lines=_lines, newline=st.sampled_from(["\n", "\r\n"]))
+@settings(max_examples=600, deadline=None)
+def test_whatever_the_fast_path_takes_it_reads_as_the_model(lines, newline):
+    text = newline.join(["---", *lines, "---", "body", ""])
+    fast = fast_frontmatter.parse(text)
+    assert fast is None or fast == parse_entry_text(text)
