@@ -1,6 +1,7 @@
 """Fixtures shared by the test areas: the fault-injecting fake adapter, a check for
 leftover processes, pytest's `pytester`, and a run of the kit's own tests that is
-never a GitHub Actions job of the kit's users.
+never a GitHub Actions job of the kit's users; and how the run is spread over the
+CPUs (pytest-xdist: `unit_of` and the hooks below it).
 
 Under GitHub Actions the commands write annotations and a job summary by
 default (docs/ci.md); the kit's own tests must see what a terminal user sees,
@@ -157,6 +158,70 @@ def zombies():
         return sorted(found)
 
     return check
+
+
+# Units of work under `-n` (pyproject.toml: `--dist loadscope`, with the scheduler below). Each
+# module is one unit, so its module-scoped fixtures are built once and its items run in the same
+# order on one worker every time (a failure reproduces with `-n 0` and the module alone). The
+# users of an expensive session-scoped fixture of a conftest are one unit, or two workers would
+# each build it: the shared mutant run (tests/mutants), the results site's matrix run
+# (tests/site), the feedback reports (tests/feedback), the corpus and index (tests/corpus), and
+# the reference results of tests/runner/conftest.py.
+_SHARED_DIRECTORIES = ("tests/corpus/", "tests/feedback/", "tests/mutants/", "tests/site/")
+_REFERENCE_RESULTS = ("tests/runner/test_conforming_choices.py", "tests/runner/test_verdict_honesty.py")
+
+
+def unit_of(nodeid: str) -> str:
+    """The unit of work of a test id: a module, or the group of modules sharing a session fixture."""
+    module = nodeid.split("::", 1)[0]
+    if module in _REFERENCE_RESULTS:
+        return "tests/runner: reference_results"
+    return next((directory for directory in _SHARED_DIRECTORIES if module.startswith(directory)), module)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's loadscope scheduling, over the units of `unit_of` in the order the items were collected.
+
+    (Not `--dist loadgroup` with xdist_group marks: pytest-xdist 3.8 marks a
+    group by rewriting a private attribute that pytest 9.2 no longer reads,
+    so the groups are silently ignored.)
+    """
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class UnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return UnitScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Units holding a `slow` item run first (in collection order otherwise), so that the
+    longest ones are not the last to start while the other workers have nothing left to do."""
+    units: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        units.setdefault(unit_of(item.nodeid), []).append(item)
+    slow_first = sorted(units.values(), key=lambda members: not any(item.get_closest_marker("slow") for item in members))
+    items[:] = [item for members in slow_first for item in members]
+
+
+_WORKER_LINES = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
+def pytest_testnodedown(node, error):
+    """Keep the summary lines a worker's fixtures left in `config.workeroutput["summary_lines"]`
+    (the shared mutant run's figures): only the main process writes the terminal summary."""
+    lines = getattr(node, "workeroutput", {}).get("summary_lines", [])
+    node.config.stash.setdefault(_WORKER_LINES, []).extend(lines)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    for line in config.stash.get(_WORKER_LINES, []):
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)

@@ -244,6 +244,14 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
+# The sha256 of every vector file text this process found valid against the schema. The schema
+# check is most of the cost of loading the corpus (about a second of CPU for the bundled one), and
+# its verdict depends on the text alone: a process that loads the corpus again (the kit's tests run
+# dozens of commands in one process; the pytest plugin and `merge-reports` load it beside `run`)
+# checks only the files whose text changed. Everything else is still checked on every load.
+_SCHEMA_VALID: set[bytes] = set()
+
+
 def load_vector_file(path: Path, root: Path) -> tuple[list[Vector], list[VectorFileProblem]]:
     """The vectors of one file, or the problems that make it unusable."""
     shown = _display(path, root)
@@ -255,8 +263,12 @@ def load_vector_file(path: Path, root: Path) -> tuple[list[Vector], list[VectorF
         document = json.loads(text)
     except json.JSONDecodeError as error:
         return [], [VectorFileProblem(shown, "$", f"not JSON: {error.msg} (line {error.lineno}, column {error.colno})")]
-    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
-    if errors:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    errors = [] if digest in _SCHEMA_VALID else sorted(_validator().iter_errors(document),
+                                                       key=lambda e: list(e.absolute_path))
+    if not errors:
+        _SCHEMA_VALID.add(digest)
+    else:
         problems = []
         seen = set()
         # One message per failing location, the most relevant error there.

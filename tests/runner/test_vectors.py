@@ -68,6 +68,20 @@ def test_an_invalid_file_is_rejected_naming_file_and_json_path(vectors_root, mut
     assert str(problem).startswith(f"vectors/area/broken.json: at {json_path}: ")
 
 
+def test_a_file_changed_after_a_load_is_checked_again(vectors_root):
+    """The schema's verdict is remembered per text (a second load skips it), never per file name."""
+    write_vector_file(vectors_root, "area/changing.json", [vector("t.one")])
+    assert load_corpus([vectors_root]).problems == []
+    bad = vector("t.one")
+    bad.update(level="expert")
+    write_vector_file(vectors_root, "area/changing.json", [bad])
+    problem, = load_corpus([vectors_root]).problems
+    assert problem.json_path == "$.vectors[0].level" and "'expert' is not one of" in problem.message
+    write_vector_file(vectors_root, "area/changing.json", [vector("t.one")])
+    corpus = load_corpus([vectors_root])
+    assert corpus.problems == [] and [v.id for v in corpus.vectors if not v.derived] == ["t.one"]
+
+
 def test_a_file_that_is_not_json_names_line_and_column(vectors_root):
     (vectors_root / "bad.json").write_text('{"vectors": [\n  oops\n]}')
     problem, = load_corpus([vectors_root]).problems
