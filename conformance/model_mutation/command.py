@@ -77,7 +77,7 @@ def model_mutation_command(args) -> int:
     with tempfile.TemporaryDirectory(prefix="memoir-model-mutation-") as scratch:
         project = args.workdir or Path(scratch)
         if not args.no_run:
-            workspace.build(project, selection.corpus_digest)
+            workspace.build(project, selection.corpus_digest, args.only)
             code = workspace.run_mutmut(project, args.jobs, args.only)
             if code != 0:
                 return _error(f"mutmut exited with {code} (its output is above)")

@@ -16,6 +16,7 @@ non-model files differ from the last run's is started afresh.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ MUTMUT_CONFIG = """\
 # Written by `memoir-conform model-mutation` (conformance/model_mutation/workspace.py).
 [tool.mutmut]
 source_paths = ["conformance"]
-only_mutate = ["conformance/model/*"]
+only_mutate = {only_mutate}
 also_copy = ["vectors", "schema", "runners"]
 pytest_add_cli_args_test_selection = ["conformance/model_mutation/harness.py"]
 pytest_add_cli_args = ["-p", "no:cacheprovider"]
@@ -69,7 +70,16 @@ def fingerprint(project: Path) -> str:
     return digest.hexdigest()
 
 
-def build(project: Path, corpus_digest: str) -> None:
+def mutated_files(only: list[str] = ()) -> list[str]:
+    """The model files mutmut mutates: those of the modules `--only` names, or all of them
+    (generating the mutants of every module is most of a one-function run's fixed cost)."""
+    modules = sorted({pattern.partition(".")[0] for pattern in only})
+    if not modules or any(any(c in module for c in "*?[") for module in modules):
+        return ["conformance/model/*"]
+    return [f"conformance/model/{module}.py" for module in modules]
+
+
+def build(project: Path, corpus_digest: str, only: list[str] = ()) -> None:
     """Copy the kit into `project` and configure mutmut there; drop stale results."""
     project.mkdir(parents=True, exist_ok=True)
     for name, source in sources().items():
@@ -77,8 +87,10 @@ def build(project: Path, corpus_digest: str) -> None:
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(source, target, ignore=_IGNORED)
-    (project / "pyproject.toml").write_text(MUTMUT_CONFIG, encoding="utf-8")
-    current = fingerprint(project)
+    config = MUTMUT_CONFIG.format(only_mutate=json.dumps(mutated_files(only)))
+    (project / "pyproject.toml").write_text(config, encoding="utf-8")
+    # Results of another scope are not these: a wider run after a narrow one starts afresh.
+    current = hashlib.sha256((fingerprint(project) + config).encode("utf-8")).hexdigest()
     marker = project / FINGERPRINT
     if not marker.is_file() or marker.read_text(encoding="utf-8") != current:
         shutil.rmtree(project / "mutants", ignore_errors=True)
@@ -113,4 +125,4 @@ def run_mutmut(project: Path, jobs: int, only: list[str] = ()) -> int:
 
 
 def has_results(project: Path) -> bool:
-    return (project / "mutants" / "conformance" / "model" / "merge.py.meta").is_file()
+    return any((project / "mutants" / "conformance" / "model").glob("*.py.meta"))

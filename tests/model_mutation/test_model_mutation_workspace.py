@@ -38,3 +38,19 @@ def test_only_patterns_become_mutmut_name_globs():
     assert workspace.mutmut_pattern("frontmatter._Reader.read_*") == \
         "conformance.model.frontmatter.x\u01c1_Reader\u01c1read_*__mutmut_*"
     assert workspace.mutmut_pattern("merge.merge_*") == "conformance.model.merge.x_merge_*__mutmut_*"
+
+
+def test_only_mutates_the_modules_it_names_and_a_new_scope_starts_afresh(tmp_path):
+    workspace.build(tmp_path, "c0ffee", ["dates._offset", "dates.parse_date"])
+    config = (tmp_path / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'only_mutate = ["conformance/model/dates.py"]' in config
+    assert workspace.mutated_files(["merge", "identity.normalize"]) == ["conformance/model/identity.py",
+                                                                        "conformance/model/merge.py"]
+    assert workspace.mutated_files(["*.merge_*"]) == ["conformance/model/*"]  # a module glob: every module
+    results = tmp_path / "mutants" / "conformance" / "model"
+    results.mkdir(parents=True)
+    (results / "dates.py.meta").write_text("{}", encoding="utf-8")
+    workspace.build(tmp_path, "c0ffee", ["dates._offset"])  # the same scope: results kept
+    assert workspace.has_results(tmp_path)
+    workspace.build(tmp_path, "c0ffee")  # every module now: the narrow results are not of this scope
+    assert not workspace.has_results(tmp_path)
