@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from typing import TextIO
 
-from conformance.safe_text import printable
+from conformance.safe_text import backtick_fence, printable
 
 LEVELS = ("error", "warning", "notice")
 # GitHub shows at most this many annotations of each level per step; the
@@ -121,20 +120,20 @@ def text(value: str) -> str:
 
 def code(text: str) -> str:
     """Inline code that holds any backticks in `text`."""
-    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    fence = backtick_fence(text)
     padding = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{padding}{text}{padding}{fence}"
 
 
 def code_block(text: str) -> str:
-    fence = "`" * max(3, max((len(run) for run in re.findall("`{3,}", text)), default=0) + 1)
+    fence = backtick_fence(text, 3)
     return f"{fence}text\n{text}\n{fence}"
 
 
 def anchor(heading: str) -> str:
     """The fragment GitHub gives a markdown heading: lower case, punctuation
     other than `-` and `_` dropped, spaces as `-`."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+    return "".join(c for c in heading.strip().lower() if c.isalnum() or c in "_- ").replace(" ", "-")
 
 
 # --- findings of `validate` ----------------------------------------------------------

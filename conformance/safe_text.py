@@ -19,7 +19,7 @@ and meaning the same data.
 
 from __future__ import annotations
 
-import re
+from conformance import patterns
 
 # C0 controls, DEL and C1 controls (0x9b is a one-byte CSI on some
 # terminals); spaces that do not look like one or show as nothing (no-break
@@ -29,21 +29,30 @@ import re
 # marks, the Arabic letter mark, the bidirectional embeddings, overrides and
 # isolates; word joiner and invisible operators; the line and paragraph
 # separators; the byte-order mark; lone surrogates; the two non-characters
-# XML forbids; the tag characters.
-_UNSAFE = ("\x00-\x08\x0b-\x1f\x7f-\xa0\u061c\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f"
-           "\u205f-\u2064\u2066-\u206f\u3000\u3164\ufeff\uffa0\ud800-\udfff\ufffe\uffff\U000e0000-\U000e007f")
-# One character class each (no repetition): linear in the text.
-_UNSAFE_INLINE = re.compile(f"[\n\t{_UNSAFE}]")
-_UNSAFE_KEEP_TABS = re.compile(f"[\n{_UNSAFE}]")
-_UNSAFE_MULTILINE = re.compile(f"[{_UNSAFE}]")
+# XML forbids; the tag characters. (Inclusive ranges of code points.)
+_UNSAFE = ((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0xA0), (0x61C, 0x61C), (0x115F, 0x1160), (0x1680, 0x1680),
+           (0x180E, 0x180E), (0x2000, 0x200F), (0x2028, 0x202F), (0x205F, 0x2064), (0x2066, 0x206F),
+           (0x3000, 0x3000), (0x3164, 0x3164), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xD800, 0xDFFF),
+           (0xFFFE, 0xFFFF), (0xE0000, 0xE007F))
 
 
-def _escape(match: re.Match) -> str:
-    code = ord(match.group())
+def _escaped(code: int) -> str:
     if code > 0xFFFF:  # as JSON writes it: a UTF-16 surrogate pair
         code -= 0x10000
         return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
     return f"\\u{code:04x}"
+
+
+# `str.translate` tables, one character at a time: linear in the text.
+_ESCAPE_MULTILINE = {code: _escaped(code) for low, high in _UNSAFE for code in range(low, high + 1)}
+_ESCAPE_KEEP_TABS = {**_ESCAPE_MULTILINE, ord("\n"): _escaped(ord("\n"))}
+_ESCAPE_INLINE = {**_ESCAPE_KEEP_TABS, ord("\t"): _escaped(ord("\t"))}
+_BACKTICKS = patterns.compile("`+")
+
+
+def backtick_fence(text: str, at_least: int = 1) -> str:
+    """A run of backticks longer than any in `text` (and at least `at_least` long): a code fence nothing in it closes."""
+    return "`" * max(at_least, max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
 
 
 def printable(text: str, *, multiline: bool = False, tabs: bool = True) -> str:
@@ -58,5 +67,5 @@ def printable(text: str, *, multiline: bool = False, tabs: bool = True) -> str:
     if text.isascii() and text.isprintable():  # the common case, at C speed: no control character
         return text
     if multiline:
-        return _UNSAFE_MULTILINE.sub(_escape, text.replace("\r\n", "\n"))
-    return (_UNSAFE_KEEP_TABS if tabs else _UNSAFE_INLINE).sub(_escape, text)
+        return text.replace("\r\n", "\n").translate(_ESCAPE_MULTILINE)
+    return text.translate(_ESCAPE_KEEP_TABS if tabs else _ESCAPE_INLINE)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 import shlex
 import shutil
 import tomllib
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from conformance import SPEC_VERSION
+from conformance import SPEC_VERSION, patterns
 from conformance.cli_adapter.ops import OP_ARGS, RESULT_OPS, placeholders
 from conformance.cli_adapter.templates import (
     Item,
@@ -70,8 +69,8 @@ class Invocation:
     invalid_input: frozenset[int] = frozenset()
     unsupported: frozenset[int] = frozenset()
     usage_error: frozenset[int] = frozenset()                  # exit codes: the command line is wrong
-    invalid_input_stderr: tuple[re.Pattern, ...] = ()          # stderr patterns: the input was refused
-    usage_error_stderr: tuple[re.Pattern, ...] = tuple(re.compile(p) for p in DEFAULT_USAGE_PATTERNS)
+    invalid_input_stderr: tuple[patterns.Pattern, ...] = ()          # stderr patterns: the input was refused
+    usage_error_stderr: tuple[patterns.Pattern, ...] = tuple(patterns.compile(p) for p in DEFAULT_USAGE_PATTERNS)
 
 
 @dataclass(frozen=True)
@@ -184,7 +183,8 @@ class _Reader:
             return frozenset()
         return frozenset(values)
 
-    def patterns(self, data: Mapping, key: str, where: str, default: tuple[str, ...] = ()) -> tuple[re.Pattern, ...]:
+    def stderr_patterns(self, data: Mapping, key: str, where: str,
+                        default: tuple[str, ...] = ()) -> tuple[patterns.Pattern, ...]:
         value = data.get(key, list(default))
         values = value if isinstance(value, list) else [value]
         compiled = []
@@ -193,8 +193,8 @@ class _Reader:
                 self.problem(f"{where}.{key}", f"a regular expression (a string), or a list of them; found {pattern!r}")
                 continue
             try:
-                compiled.append(re.compile(pattern))
-            except re.error as error:
+                compiled.append(patterns.compile(pattern))
+            except patterns.error as error:
                 self.problem(f"{where}.{key}", f"{pattern!r} is not a regular expression: {error}")
         return tuple(compiled)
 
@@ -338,8 +338,8 @@ class _Reader:
             result=result, pointer=pointer, file=file, cwd=self.text(merged, "cwd", origin("cwd")), env=env,
             timeout=float(timeout) if timeout else None, invalid_input=invalid_input, unsupported=unsupported,
             usage_error=usage_error,
-            invalid_input_stderr=self.patterns(merged, "invalid_input_stderr", origin("invalid_input_stderr")),
-            usage_error_stderr=self.patterns(merged, "usage_error_stderr", origin("usage_error_stderr"),
+            invalid_input_stderr=self.stderr_patterns(merged, "invalid_input_stderr", origin("invalid_input_stderr")),
+            usage_error_stderr=self.stderr_patterns(merged, "usage_error_stderr", origin("usage_error_stderr"),
                                              DEFAULT_USAGE_PATTERNS),
         )
         if len(self.problems) > count:

@@ -18,13 +18,15 @@ string as it is, anything else as JSON) and `{value_json}` (always JSON).
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import string
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Union
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+from conformance import patterns
+
+_NAME = patterns.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 
 
 class TemplateError(ValueError):
@@ -47,7 +49,7 @@ class Text:
             raise TemplateError(f"{source!r}: {error} (write {{{{ and }}}} for literal braces)") from None
         for literal, field, spec, conversion in parsed:
             if field is not None:
-                if not _NAME.match(field):
+                if not _NAME.fullmatch(field):
                     raise TemplateError(f"{source!r}: {{{field}}} is not a placeholder name")
                 if spec or conversion:
                     raise TemplateError(f"{source!r}: {{{field}}} takes no conversion or format")
@@ -104,7 +106,7 @@ def _parse_choice(table: dict) -> Choice:
     if unknown:
         raise TemplateError(f"an `if` table has only the keys if, then, else; found {', '.join(unknown)}")
     condition = table.get("if")
-    if not isinstance(condition, str) or not _NAME.match(condition):
+    if not isinstance(condition, str) or not _NAME.fullmatch(condition):
         raise TemplateError("an `if` table needs `if = \"ARGUMENT\"`, an op argument's name")
     branches = []
     for key in ("then", "else"):
@@ -122,7 +124,7 @@ def _parse_each(table: dict) -> Each:
     if unknown:
         raise TemplateError(f"an `each` table has only the keys each, args; found {', '.join(unknown)}")
     argument = table.get("each")
-    if not isinstance(argument, str) or not _NAME.match(argument):
+    if not isinstance(argument, str) or not _NAME.fullmatch(argument):
         raise TemplateError("an `each` table needs `each = \"ARGUMENT\"`, the name of an object or list argument")
     args = table.get("args")
     if not isinstance(args, list) or not args:
@@ -201,7 +203,15 @@ def render_shell(template: Text, values: Mapping[str, str]) -> str:
     return template.render(values, shlex.quote)
 
 
-_PLACEHOLDER_AT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+def _placeholder_at(source: str, index: int) -> str | None:
+    """The `{name}` placeholder starting at `index`, or None."""
+    if not source.startswith("{", index):
+        return None
+    end = index + 1
+    while end < len(source) and source[end] in _NAME_CHARS:
+        end += 1
+    name = source[index + 1:end]
+    return source[index:end + 1] if source.startswith("}", end) and _NAME.fullmatch(name) else None
 
 
 def shell_braces(source: str) -> str:
@@ -216,10 +226,10 @@ def shell_braces(source: str) -> str:
             out.append(source[index:index + 2])
             index += 2
             continue
-        placeholder = _PLACEHOLDER_AT.match(source, index)
+        placeholder = _placeholder_at(source, index)
         if placeholder:
-            out.append(placeholder.group())
-            index = placeholder.end()
+            out.append(placeholder)
+            index += len(placeholder)
             continue
         if char == "{" and source[index + 1: index + 2] in (" ", "\t", "\n"):
             out.append("{{")

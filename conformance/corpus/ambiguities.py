@@ -7,11 +7,10 @@ it is missing, the functions here answer None and their callers say less.
 
 from __future__ import annotations
 
-import re
 
-from conformance import resources
+from conformance import patterns, resources
 
-_AMBIGUITY_HEADING = re.compile(r"^#{2,3}\s+(AMB-[A-Z0-9-]+)\b:?[ \t]*(.*)$", re.MULTILINE)
+_AMBIGUITY_HEADING = patterns.compile(r"(?m)^#{2,3}[ \t]+(AMB-[A-Z0-9-]*[A-Z0-9]):?[ \t]*(.*)$")
 
 
 def ambiguity_titles() -> dict[str, str] | None:

@@ -12,12 +12,11 @@ is sane; it never raises on a bad file: problems come back as values.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import SPEC_VERSIONS, resources
+from conformance import SPEC_VERSIONS, patterns, resources
 
 INDEX_FILE = "requirements.json"
 KEYWORDS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED")
@@ -26,7 +25,7 @@ MANDATORY_KEYWORDS = frozenset({"MUST", "MUST NOT", "REQUIRED"})
 # marks a rule about the shape of a file, which the validator checks.
 LEVELS = ("reader", "writer", "full", "validator")
 IMPLEMENTATION_LEVELS = ("reader", "writer", "full")
-_ID = re.compile(r"^S(?:[0-9]+(?:\.[0-9]+)*|A)-[a-z0-9]+(?:-[a-z0-9]+)*$")
+_ID = patterns.compile(r"S(?:[0-9]+(?:\.[0-9]+)*|A)-[a-z0-9]+(?:-[a-z0-9]+)*")
 _FIELDS = ("id", "section", "text", "keyword", "level", "since", "testable")
 
 
@@ -138,13 +137,13 @@ def index_problems(requirements: list[Requirement], where: str = INDEX_FILE,
     spec = normalize_space(spec_text) if spec_text is not None else None
     for requirement in requirements:
         at = f"{where} ({requirement.id})"
-        if not _ID.match(requirement.id):
+        if not _ID.fullmatch(requirement.id):
             problems.append(IndexProblem(at, "id must look like S<section>-<words>, e.g. S5.3.1-hidden-sticky"))
         elif not requirement.id.startswith(f"S{requirement.section}-"):
             problems.append(IndexProblem(at, f"id does not start with its section {requirement.section!r}"))
         if requirement.keyword not in KEYWORDS:
             problems.append(IndexProblem(at, f"keyword {requirement.keyword!r} is not one of {', '.join(KEYWORDS)}"))
-        elif not re.search(rf"\b{requirement.keyword.split()[0]}\b", requirement.text) and not requirement.note:
+        elif not patterns.compile(rf"\b{requirement.keyword.split()[0]}\b").search(requirement.text) and not requirement.note:
             problems.append(IndexProblem(at, f"text has no {requirement.keyword} and no note says where it comes from"))
         if requirement.level not in LEVELS:
             problems.append(IndexProblem(at, f"level {requirement.level!r} is not one of {', '.join(LEVELS)}"))
@@ -169,7 +168,7 @@ def version_key(version: str) -> tuple[int, ...]:
 
 def normalize_space(text: str) -> str:
     """Whitespace runs as one space: the spec wraps its lines, the index does not."""
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(text.split())
 
 
 def section_key(section: str) -> tuple:

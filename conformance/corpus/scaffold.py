@@ -10,13 +10,12 @@ tests and delete the rest.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
 
-from conformance import resources
+from conformance import patterns, resources
 from conformance.corpus.requirements import IMPLEMENTATION_LEVELS, Requirement
 
 TODO = "TODO"
@@ -24,6 +23,8 @@ DEFAULT_OP = {"reader": "read_store", "writer": "write", "full": "merge_sessions
 AREA = {"read_store": "read", "write": "write", "merge_sessions": "merge", "merge_stores": "merge",
         "concurrent_writes": "write", "atomic_writes": "write", "atomic_merges": "merge"}
 _EMPTY_SESSION = {"version": 1, "current": {}}
+_SECTION = patterns.compile(r"[0-9]+(\.[0-9]+)*|[A-Z](\.[0-9]+)*")
+_VECTOR_ID = patterns.compile(r"[a-z0-9][a-z0-9._-]*")
 
 
 class ScaffoldError(Exception):
@@ -87,7 +88,7 @@ def scaffold(requirements: list[Requirement], *, level: str, section: str, op: s
     """A schema-valid skeleton vector for `section` at `level`."""
     if level not in IMPLEMENTATION_LEVELS:
         raise ScaffoldError(f"level must be one of {', '.join(IMPLEMENTATION_LEVELS)}")
-    if not re.fullmatch(r"[0-9]+(\.[0-9]+)*|[A-Z](\.[0-9]+)*", section):
+    if not _SECTION.fullmatch(section):
         raise ScaffoldError(f"{section!r} is not a spec section (like 5.3.2, or A for the appendix)")
     candidates = section_requirements(requirements, section, level)
     if not candidates:
@@ -100,7 +101,7 @@ def scaffold(requirements: list[Requirement], *, level: str, section: str, op: s
         raise ScaffoldError(f"op must be one of {', '.join(AREA)}")
     taken = taken_ids or set()
     vector_id = vector_id or make_id(op, section, taken)
-    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", vector_id):
+    if not _VECTOR_ID.fullmatch(vector_id):
         raise ScaffoldError(f"id {vector_id!r} must match [a-z0-9][a-z0-9._-]*")
     if vector_id in taken:
         raise ScaffoldError(f"id {vector_id!r} is already used in the corpus")

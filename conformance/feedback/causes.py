@@ -33,9 +33,10 @@ so the same report always gives the same groups.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
+
+from conformance import patterns
 
 # The runner's strengths, strongest first (conformance.runner.strength).
 STRENGTH_ORDER = ("must", "should", "advisory")
@@ -49,11 +50,11 @@ UNKNOWN_KEY_PREFIX = "x_"
 # derived run differed (`ba`, `self`, `with_local`, `with_remote`).
 DERIVED_CHECKS = frozenset({"commutative", "idempotent"})
 NO_REQUIREMENT = "(none)"
-_FAULT_KIND = re.compile(r"adapter fault \(([a-z_]+)\)")
-_GIVEN_UP_OP = re.compile(r"crashed on ([a-z_]+) \d+ times")
+_FAULT_KIND = patterns.compile(r"adapter fault \(([a-z_]+)\)")
+_GIVEN_UP_OP = patterns.compile(r"crashed on ([a-z_]+) [0-9]+ times")
 _UNDECLARED_OPS = "does not declare op"
 _OP_LIST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_, ")
-_UNSUPPORTED_OP = re.compile(r"answered ([a-z_]+) with unsupported")
+_UNSUPPORTED_OP = patterns.compile(r"answered ([a-z_]+) with unsupported")
 
 
 @dataclass(frozen=True, order=True)

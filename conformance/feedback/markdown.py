@@ -8,16 +8,16 @@ reports give the same bytes.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 
+from conformance import patterns
 from conformance.feedback.causes import Disagreement, Group, Grouping
 from conformance.feedback.sizes import Sizer
 from conformance.feedback.text_checks import CLASSES, Sections, classify, dangling, verdict
 from conformance.report.failure_block import value_text
 from conformance.runner.requirements import RequirementIndex
-from conformance.safe_text import printable
+from conformance.safe_text import backtick_fence, printable
 
 ABSENT = {"$absent": True}   # how a report writes a value that is not there
 SHORT = {"must": "the implementation (MUST)", "should": "neither (SHOULD)", "nowhere": "the text: points nowhere"}
@@ -29,7 +29,8 @@ NA_KINDS = {
     "caps": "its declared caps are too small for the case",
 }
 DETAIL_CHARS = 400
-_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>|#])")
+_MARKDOWN_ACTIVE = str.maketrans({char: "\\" + char for char in "\\`*_[]<>|#"})
+_PLAIN_ID = patterns.compile(r"[a-z0-9][a-z0-9._~-]*")
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class Section:
 def code(text: str) -> str:
     """`text` as an inline code span that nothing in it can close early."""
     text = printable(str(text))
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    fence = backtick_fence(text)
     padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
     return f"{fence}{padded}{fence}"
 
@@ -67,7 +68,7 @@ def cell(text: str) -> str:
 
 def plain(text: str) -> str:
     """`text` as Markdown text: printable, with every character Markdown acts on escaped."""
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", printable(str(text)))
+    return printable(str(text)).translate(_MARKDOWN_ACTIVE)
 
 
 def counted(number: int, noun: str) -> str:
@@ -248,7 +249,7 @@ def _evidence(vector: dict, failure: dict, sizer: Sizer) -> list[str]:
 
 def _is_plain_id(vector_id: str) -> bool:
     """An id the kit's corpus could have (`[a-z0-9][a-z0-9._~-]*`), safe to show in a command line."""
-    return re.fullmatch(r"[a-z0-9][a-z0-9._~-]*", vector_id) is not None
+    return _PLAIN_ID.fullmatch(vector_id) is not None
 
 
 def _faults(groups: list[Group], section: Section) -> list[str]:

@@ -22,18 +22,22 @@ anywhere but cannot tell a section without requirements from a missing one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance import patterns
 from conformance.corpus.requirements import Requirement, section_key
 from conformance.feedback.causes import CauseKey
 from conformance.runner.requirements import RequirementIndex
 
 CLASSES = ("must", "nowhere", "should", "open")   # the order of a report's entries
-_HEADING = re.compile(r"^#{1,6}[ \t]+(?:(\d+(?:\.\d+)*)\.?[ \t]|Appendix[ \t]+([A-Z])\b)", re.MULTILINE)
-# "section 8", "Appendix A", or a dotted number (3.3, 5.3.1) not part of a version (v0.1.2).
-_REFERENCE = re.compile(r"(?<![\w.])(?:[Ss]ection\s+(\d+(?:\.\d+)*)|Appendix\s+([A-Z])\b|(\d+\.\d+(?:\.\d+)*))(?![.\d])")
+_HEADING = patterns.compile(r"(?m)^#{1,6}[ \t]+(?:([0-9]+(?:\.[0-9]+)*)\.?[ \t]|Appendix[ \t]+([A-Z])(?:[^\pL\pN_]|$))")
+# "section 8", "Appendix A", or a dotted number (3.3, 5.3.1) not part of a version (v0.1.2):
+# after the start or a character that is neither a letter, a digit nor a dot, and (checked
+# by `_reference_ends`, RE2 having no look-ahead) before neither a dot nor a digit.
+_SPACE = patterns.PY_SPACE
+_REFERENCE = patterns.compile(rf"(?:^|[^\pL\pN_.])(?:[Ss]ection[{_SPACE}]+([0-9]+(?:\.[0-9]+)*)"
+                              rf"|Appendix[{_SPACE}]+([A-Z])|([0-9]+\.[0-9]+(?:\.[0-9]+)*))")
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,16 @@ def read_sections(spec_text: Path | None, index: RequirementIndex) -> Sections |
 
 def cited_sections(text: str) -> list[str]:
     """The sections a sentence cites ("(3.3)", "section 8", "Appendix A"), in the order of the spec."""
-    found = {section or appendix or dotted for section, appendix, dotted in _REFERENCE.findall(text)}
+    found = {match.group(1) or match.group(2) or match.group(3)
+             for match in _REFERENCE.finditer(text) if _reference_ends(text, match)}
     return sorted(found, key=section_key)
+
+
+def _reference_ends(text: str, match) -> bool:
+    following = text[match.end():match.end() + 1]
+    if following == "." or following.isdecimal():
+        return False
+    return not (match.group(2) and (following.isalnum() or following == "_"))  # "Appendix Ab" is a word
 
 
 def dangling(requirement: Requirement, sections: Sections) -> list[str]:

@@ -8,10 +8,9 @@ applied, so that a validator can say how a legacy file reads.
 
 from __future__ import annotations
 
-import re
-
+from conformance import patterns
 from conformance.model.dates import sort_key
-from conformance.model.frontmatter import ParsedEntry, parse_entry_text
+from conformance.model.frontmatter import ParsedEntry, parse_entry_text, split_lines
 
 ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
 
@@ -21,13 +20,10 @@ LEGACY_TYPES = {"user": "preference", "feedback": "lesson", "reference": "fact",
 
 KNOWN_SCHEMA_VERSION = 1
 
-_WIKILINK = re.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_WIKILINK = patterns.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
 # A bold label line: **Label:** or **Label**: at the start of a line.
-_BOLD_LABEL = re.compile(r"[ \t]*\*\*[^*\r\n]+?(?::\*\*|\*\*:)")
-_HOW_TO_APPLY = re.compile(r"[ \t]*\*\*[ \t]*how to apply[ \t]*(?::\*\*|\*\*:)[ \t]*(.*)$", re.IGNORECASE)
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_BOLD_LABEL = patterns.compile(r"[ \t]*\*\*[^*\r\n]+?(?::\*\*|\*\*:)")
+_HOW_TO_APPLY = patterns.compile(r"(?i)[ \t]*\*\*[ \t]*how to apply[ \t]*(?::\*\*|\*\*:)[ \t]*(.*)$")
 
 
 def read_entry(link: str, text: str) -> dict:
@@ -170,19 +166,37 @@ def _body_lines(body: str):
     """The body's lines, each with whether it lies inside a fenced code block
     (a shell `# comment` in a fence is not a heading)."""
     fence: str | None = None
-    for line in _LINE_BREAK.split(body):
-        opener = _FENCE.match(line)
+    for line in split_lines(body):
+        opener = _fence_run(line)
         if fence is None:
             if opener:
-                fence = opener.group(1)
+                fence = opener
                 yield line, True
             else:
                 yield line, False
             continue
-        if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
-                and not line.strip()[len(opener.group(1)):].strip():
+        if opener and opener[0] == fence[0] and len(opener) >= len(fence) \
+                and not line.strip()[len(opener):].strip():
             fence = None
         yield line, True
+
+
+def _fence_run(line: str) -> str | None:
+    """The run of three or more backticks or tildes that opens or closes a
+    fence (after up to three spaces), or None."""
+    rest = line.lstrip(" ")
+    if len(line) - len(rest) > 3 or rest[:1] not in ("`", "~"):
+        return None
+    run = len(rest) - len(rest.lstrip(rest[0]))
+    return rest[:run] if run >= 3 else None
+
+
+def _is_heading(line: str) -> bool:
+    """Whether `line` is an ATX heading: up to three spaces, one to six `#`,
+    then a space, a tab or the end of the line."""
+    rest = line.lstrip(" ")
+    marks = len(rest) - len(rest.lstrip("#"))
+    return len(line) - len(rest) <= 3 and 1 <= marks <= 6 and rest[marks:marks + 1] in ("", " ", "\t")
 
 
 def _h1_text(line: str) -> str | None:
@@ -224,7 +238,7 @@ def how_to_apply_section(body: str) -> str | None:
             if match:
                 taken = [match.group(1)]
             continue
-        if not in_fence and (_BOLD_LABEL.match(line) or _HEADING.match(line)):
+        if not in_fence and (_BOLD_LABEL.match(line) or _is_heading(line)):
             break
         taken.append(line)
     if taken is None:

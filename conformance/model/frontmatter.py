@@ -33,9 +33,10 @@ after the closing ``---`` line, unchanged.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
+
+from conformance import patterns
 
 BOM = "\ufeff"
 
@@ -95,12 +96,43 @@ class ParsedEntry:
 # ---------------------------------------------------------------------------
 # Finding the frontmatter
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_DELIMITER = re.compile(r"---[ \t]*(?=\r|\n|\Z)")
-_CLOSING = re.compile(r"(?:(?<=\n)|(?<=\r))---[ \t]*(?:\r\n|\r|\n|\Z)")
-_BLANK_LINE = re.compile(r"[ \t]*(?:\r\n|\r|\n)")
+# Plain scanning, no regular expressions: each finds its end in one pass
+# over the text it is given, so reading a file is linear in its size.
 _COMMENT_END = "-->"
-_REST_OF_LINE = re.compile(r"[ \t]*(?:\r\n|\r|\n|\Z)")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` without their breaks; `\\r\\n`, `\\r` and `\\n` each end a line."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _blank_to_line_end(text: str, position: int, end_counts: bool) -> int:
+    """The offset after spaces and tabs from `position` and the line break that
+    follows them (or the end of the text, if `end_counts`), else -1."""
+    position = _lstrip_spaces(text, position)
+    if position == len(text):
+        return position if end_counts else -1
+    if text[position] == "\n":
+        return position + 1
+    if text[position] == "\r":
+        return position + (2 if text.startswith("\n", position + 1) else 1)
+    return -1
+
+
+def _is_delimiter(text: str, position: int) -> bool:
+    """Whether a `---` line (trailing spaces and tabs allowed) starts at `position`."""
+    return text.startswith("---", position) and _blank_to_line_end(text, position + 3, True) >= 0
+
+
+def _closing_delimiter(text: str, position: int) -> tuple[int, int] | None:
+    """(start, end with its line break) of the first `---` line at or after `position`."""
+    while (found := text.find("---", position)) >= 0:
+        if found and text[found - 1] in "\r\n":
+            end = _blank_to_line_end(text, found + 3, True)
+            if end >= 0:
+                return found, end
+        position = found + 1
+    return None
 
 
 def line_of(text: str, position: int) -> int:
@@ -115,9 +147,9 @@ def _skip_preamble(text: str) -> int:
     position = 0
     length = len(text)
     while position < length:
-        blank = _BLANK_LINE.match(text, position)
-        if blank:
-            position = blank.end()
+        blank_end = _blank_to_line_end(text, position, False)
+        if blank_end >= 0:
+            position = blank_end
             continue
         start = _lstrip_spaces(text, position)
         if text.startswith("<!--", start):
@@ -125,10 +157,9 @@ def _skip_preamble(text: str) -> int:
             if end < 0:
                 return -1
             position = end + len(_COMMENT_END)
-            rest = _REST_OF_LINE.match(text, position)
-            if not rest:
+            position = _blank_to_line_end(text, position, True)
+            if position < 0:
                 return -1  # text after the comment on the same line
-            position = rest.end()
             continue
         return position
     return position
@@ -154,7 +185,7 @@ def parse_entry_text(text: str) -> ParsedEntry:
     if text.startswith(BOM):
         text = text[1:]
     opening = _skip_preamble(text)
-    if opening < 0 or not _DELIMITER.match(text, opening):
+    if opening < 0 or not _is_delimiter(text, opening):
         return ParsedEntry(False, {}, text, (), 0, 1, "")
     preamble = text[:opening]
     opening_line = line_of(text, opening)
@@ -165,20 +196,19 @@ def parse_entry_text(text: str) -> ParsedEntry:
             f"{opening_line - 1} line(s) of blank lines or HTML comments before the opening ---; "
             "the frontmatter after them is read",
         ))
-    opening_end = _LINE_BREAK.search(text, opening)
-    if opening_end is None:
+    content_start = _blank_to_line_end(text, opening + 3, False)
+    if content_start < 0:
         problems.append(Problem("unterminated", opening_line, 1, "the opening --- is the last line; no closing ---"))
         return ParsedEntry(False, {}, text, tuple(problems), 0, 1, "")
-    content_start = opening_end.end()
-    closing = _CLOSING.search(text, content_start)
+    closing = _closing_delimiter(text, content_start)
     if closing is None:
         problems.append(Problem(
             "unterminated", opening_line, 1,
             "frontmatter opened here is never closed by a --- line; the file is read as having no frontmatter",
         ))
         return ParsedEntry(False, {}, text, tuple(problems), 0, 1, "")
-    region = text[content_start:closing.start()]
-    lines = _LINE_BREAK.split(region)
+    region = text[content_start:closing[0]]
+    lines = split_lines(region)
     if region.endswith(("\n", "\r")) or region == "":
         lines.pop()  # the break before the closing line ends the last line
     first_line = opening_line + 1
@@ -188,7 +218,7 @@ def parse_entry_text(text: str) -> ParsedEntry:
     return ParsedEntry(
         has_frontmatter=True,
         fields=fields,
-        body=text[closing.end():],
+        body=text[closing[1]:],
         problems=tuple(problems),
         frontmatter_start=opening_line,
         body_start=closing_line + 1,
@@ -201,10 +231,8 @@ def parse_entry_text(text: str) -> ParsedEntry:
 # ---------------------------------------------------------------------------
 # Reading the lines
 
-_KEY_END = re.compile(r":(?=[ \t]|$)")
 _KEY_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
-_BLOCK_INDICATOR = re.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?$")
-_INTEGER = re.compile(r"-?[0-9]+$")
+_BLOCK_INDICATOR = patterns.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?$")
 # Past this depth a block is skipped, not read (the subset allows 1; real
 # files reach 2): bounded work and recursion on any input.
 _MAX_DEPTH = 8
@@ -265,18 +293,18 @@ class _FrontmatterReader:
             self.note("bad-line", line.number, line.indent + 1,
                       "a list item with no key above it to belong to; ignored")
             return
-        match = _KEY_END.search(content)
-        if match is None:
+        colon = _key_end(content)
+        if colon < 0:
             self.note("bad-line", line.number, line.indent + 1,
                       "not a 'key: value' line, a list item or a comment; ignored "
                       "(a multi-line value is outside the subset)")
             return
-        key = content[: match.start()].rstrip(" \t")
+        key = content[:colon].rstrip(" \t")
         if not key or key[0] in _KEY_BAD_START:
             self.note("bad-line", line.number, line.indent + 1,
                       f"{key!r} is not a plain key (quoted, empty or starting with a YAML indicator); ignored")
             return
-        after_colon = content[match.end():].lstrip(" \t")
+        after_colon = content[colon + 1:].lstrip(" \t")
         raw_value = after_colon.rstrip(" \t")
         value_column = line.indent + 1 + len(content) - len(after_colon)
         path = f"{parent}.{key}" if parent else key
@@ -448,7 +476,17 @@ class _FrontmatterReader:
         return "".join(pieces)
 
 
-_INTEGER_STARTS = frozenset("-0123456789")
+def _key_end(content: str) -> int:
+    """The offset of the first colon followed by a space, a tab or the end of the line, or -1."""
+    colon = content.find(":")
+    while colon >= 0 and not (colon + 1 == len(content) or content[colon + 1] in " \t"):
+        colon = content.find(":", colon + 1)
+    return colon
+
+
+def _is_integer(raw: str) -> bool:
+    digits = raw[1:] if raw.startswith("-") else raw
+    return digits.isascii() and digits.isdigit()
 
 
 def _plain_scalar(raw: str) -> object:
@@ -458,7 +496,7 @@ def _plain_scalar(raw: str) -> object:
         return False
     if raw in ("null", "~", ""):
         return None
-    if raw[0] in _INTEGER_STARTS and _INTEGER.match(raw) and len(raw) <= 4000:
+    if len(raw) <= 4000 and _is_integer(raw):
         return int(raw)
     return raw
 
@@ -537,9 +575,11 @@ def _join_surrogates(text: str) -> str:
 _YAML_WORDS = {
     "y", "n", "yes", "no", "true", "false", "on", "off", "null", "~",
 }
-_YAML_NUMBER_LIKE = re.compile(
-    r"[-+]?(?:\.?[0-9]|\.(?:inf|nan)$)|0[xXoObB]|[0-9]{4}-[0-9]",
-    re.IGNORECASE,
+# Letters in both cases spelled out, not `(?i)`: Python's case folding also
+# takes the dotless i for an i. `\n?$` is the end of the text or a final
+# newline, which is what `$` means to Python's engine and not to RE2's.
+_YAML_NUMBER_LIKE = patterns.compile(
+    r"[-+]?(?:\.?[0-9]|\.(?:[iI][nN][fF]|[nN][aA][nN])\n?$)|0[xXoObB]|[0-9]{4}-[0-9]"
 )
 
 

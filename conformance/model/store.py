@@ -15,11 +15,11 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from conformance import patterns
 from conformance.model import frontmatter
 from conformance.model.dates import sort_key
 from conformance.model.entry import is_live, newer_schema_version, read_entry
@@ -32,8 +32,9 @@ SESSION_FILE = "session.json"
 LOCK_FILE = "session.json.lock"
 QUARANTINE_SUFFIX = ".quarantine-"
 LEGACY_TYPES = {"user", "feedback", "project", "reference"}
-_LINK = re.compile(r"^[^/\\\x00]+$")
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_LINES = patterns.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+# A top-level `key:` line, as `edit_frontmatter` finds the keys it replaces.
+_KEY_LINE = patterns.compile(rf"([^{patterns.PY_SPACE}#:][^:]*):(?:[{patterns.PY_SPACE}]|$)")
 
 
 def decode(data: bytes) -> str:
@@ -123,7 +124,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 def quarantine(path: Path, now: str) -> Path:
     """Copy the original beside itself before anything replaces it (spec 4.1, 6)."""
-    target = path.with_name(path.name + QUARANTINE_SUFFIX + re.sub(r"[^0-9A-Za-z]", "", now))
+    target = path.with_name(path.name + QUARANTINE_SUFFIX + "".join(c for c in now if c.isascii() and c.isalnum()))
     counter = 0
     while target.exists():
         counter += 1
@@ -161,7 +162,8 @@ def apply_session_op(store: Path | str, op: str, stamp: Stamp, caps: dict = DEFA
 
 
 def _entry_path(store: Path, link: object) -> Path:
-    if not isinstance(link, str) or not _LINK.match(link) or link.startswith(".") or link.endswith(".md"):
+    if (not isinstance(link, str) or not link or any(c in link for c in "/\\\x00")
+            or link.startswith(".") or link.endswith(".md")):
         raise WriterError(f"not a link name (a file name without .md, no path separators): {link!r}")
     return store / MEMORY_DIR / f"{link}.md"
 
@@ -252,7 +254,7 @@ def _key_blocks(lines: list[str], first: int, end: int) -> list[tuple[str, int, 
     blocks: list[tuple[str, int, int]] = []
     for index in range(first, end):
         line = lines[index]
-        match = re.match(r"^([^\s#:][^:]*):(\s|$)", line)
+        match = _KEY_LINE.match(line)
         if match and not line.startswith("- "):
             if blocks:
                 blocks[-1] = (blocks[-1][0], blocks[-1][1], index)

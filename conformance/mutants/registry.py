@@ -13,17 +13,16 @@ table: it returns the problems, each naming the row.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import resources
+from conformance import patterns, resources
 from conformance.runner.strength import STRENGTHS
 from conformance.runner.vectors import LEVELS
 
 REGISTRY_FILE = "mutants.json"
-_ID = re.compile(r"^[0-9]{2,}$")
+_ID = patterns.compile(r"[0-9]{2,}")
 
 
 def mutants_dir() -> Path:
@@ -103,7 +102,7 @@ def _row_problem(row: object, directory: Path) -> str | None:
         value = row.get(key)
         if not isinstance(value, list) or not value or not all(isinstance(item, str) and item for item in value):
             return f"`{key}` must be a non-empty list of strings"
-    if not _ID.match(row["id"]):
+    if not _ID.fullmatch(row["id"]):
         return f"id {row['id']!r} must be two or more digits"
     if not row["file"].startswith(row["id"] + "_") or not row["file"].endswith(".py") or "/" in row["file"]:
         return f"file {row['file']!r} must be `{row['id']}_<slug>.py` in {directory.name}/"

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from pathlib import Path
 from textwrap import indent
 
-from conformance import resources
+from conformance import patterns, resources
 from conformance.runner.checks import MISSING
 from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector
 from conformance.runner.requirements import RequirementIndex
@@ -89,7 +88,7 @@ def _id_lines(path: Path) -> dict[str, int]:
     return found
 
 
-_ID_LINE = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*")')
+_ID_LINE = patterns.compile(r'"id"[ \t\n\r]*:[ \t\n\r]*("(?:[^"\\]|\\.)*")')
 
 
 def _file_text(data: bytes) -> str:

@@ -23,7 +23,6 @@ import copy
 import functools
 import hashlib
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -32,7 +31,7 @@ from pathlib import Path
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from conformance import resources
+from conformance import patterns, resources
 from conformance.model.session import DEFAULT_CAPS
 from conformance.runner.derived import with_derived
 
@@ -57,7 +56,8 @@ DEFAULT_CHOICES = {"entry_file_merge": "newest"}
 # Optional reports of read_store a vector can need (its `reports`), and the
 # spec section whose MUST each one shows (docs/adapter-protocol.md, E15).
 REPORTS = {"entry_live": "8"}
-_COUNT = re.compile(r"^caps\.([a-z_]+)(?:([+-])([0-9]+))?$")
+_IDENTIFIER = patterns.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_COUNT = patterns.compile(r"caps\.([a-z_]+)(?:([+-])([0-9]+))?")
 _TS_BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
@@ -212,7 +212,7 @@ def _json_path(parts: Iterable[object]) -> str:
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(part)):
+        elif _IDENTIFIER.fullmatch(str(part)):
             text += f".{part}"
         else:
             text += f"[{json.dumps(str(part), ensure_ascii=False)}]"
@@ -390,7 +390,7 @@ def _count_problem(count: object) -> str | None:
         return "a count is an integer or 'caps.<list>[+n|-n]'"
     if isinstance(count, int):
         return None if count >= 0 else "a count cannot be negative"
-    match = _COUNT.match(count)
+    match = _COUNT.fullmatch(count)
     if not match:
         return f"{count!r} is not a count: use an integer or 'caps.<list>[+n|-n]'"
     if match.group(1) not in DEFAULT_CAPS:
@@ -443,7 +443,7 @@ def evaluate_count(count: object, caps: dict) -> int | str:
         return problem
     if isinstance(count, int):
         return count
-    name, sign, offset = _COUNT.match(count).groups()
+    name, sign, offset = _COUNT.fullmatch(count).groups()
     if name not in caps:
         return f"{count!r}: the implementation declares no cap {name!r}"
     value = caps[name] + (int(offset) if sign == "+" else -int(offset or 0))

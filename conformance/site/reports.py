@@ -9,15 +9,16 @@ a hand-edited `grade` never earns a badge.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance import patterns
 from conformance.report import json_report as report_json
 from conformance.report.merge_reports import regrade
 from conformance.runner.grading import LEVEL_NAMES
 
 SLUG_CHARS = 48
+_NOT_SLUG = patterns.compile("[^a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def label(report: dict) -> str:
 
 
 def slugify(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:SLUG_CHARS].strip("-")
+    slug = _NOT_SLUG.sub("-", text.lower()).strip("-")[:SLUG_CHARS].strip("-")
     return slug or "implementation"
 
 
