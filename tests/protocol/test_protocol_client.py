@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -177,6 +178,18 @@ def test_lines_after_the_last_answer_cost_a_few_faults_however_many_there_are(fa
     assert time.monotonic() - started < EXIT_GRACE + 3   # read while it floods, then stopped
     assert len(adapter.late_faults) == MAX_TRAILING_LINES
     assert {(late.owner, late.fault.kind) for late in adapter.late_faults} == {("t.flood", "not_json")}
+
+
+def test_the_lines_dropped_after_the_kept_ones_are_counted_in_the_last_fault(fake_command, fake_env, tmp_path):
+    adapter = client(fake_command, tmp_path)
+    adapter.owner = "t.flood"
+    assert adapter.request("echo", {"fault": "flood_after"}).ok
+    adapter.close()
+    *kept, last = adapter.late_faults
+    dropped = re.search(r"… and (\d+) more lines after it \(read and dropped\)", last.fault.detail)
+    assert dropped and int(dropped.group(1)) > 0, last.fault.detail   # a flood of 2 s is many lines
+    assert not any("more line" in late.fault.detail for late in kept)
+    assert adapter.stats.faults == MAX_TRAILING_LINES   # counted, not charged one by one
 
 
 # -- negotiation ------------------------------------------------------------

@@ -129,6 +129,8 @@ def test_a_describe_answer_100k_levels_deep_is_a_protocol_fault(capsys, vectors_
     # Longer than a pipe holds: seen only if the runner reads while it waits for the adapter to exit.
     ("long_after", "too_long", "a line longer than 16777216 bytes, the line limit (not shown)"),
     ("double_answer", "repeated_answer", "was answered a second time after its last request"),
+    # Eight kept, the rest read and counted.
+    ("flood_after", "not_json", "more lines after it (read and dropped)"),
 ])
 @pytest.mark.parametrize("mode", ["persistent", "oneshot"])
 def test_a_line_after_the_last_answer_is_a_fault_of_the_vector_it_followed(capsys, vectors_root, hostile, fake_env,
