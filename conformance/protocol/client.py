@@ -14,7 +14,10 @@ the vector id), and the client goes on waiting for the answer it needs.
 Any other line the adapter writes after its last answer (read at `close()`,
 and in one-shot mode after each process's one answer) is a late fault too,
 charged to the owner of that answer; the first MAX_TRAILING_LINES are kept,
-and the last of their faults counts the lines dropped after them.
+and the last of their faults counts the lines dropped after them. An answer
+to `describe` has no owner: the handshake is no vector's doing, even when a
+vector's request started it (a one-shot client's, a restart's), so what
+follows it is a late fault of the describe step (owner None).
 """
 
 from __future__ import annotations
@@ -84,7 +87,8 @@ class ClientStats:
 
 @dataclass(frozen=True)
 class LateFault:
-    """A fault found after its request was done: charged to `owner` (a vector id, for the runner)."""
+    """A fault found after its request was done: charged to `owner` (a vector id, for the runner;
+    None when it followed the describe handshake, or no answer at all: a fault of the run)."""
 
     owner: str | None
     fault: AdapterFault
@@ -383,7 +387,8 @@ class AdapterClient:
                 break
         outcome = interpret_document(line, document, request, process.stderr_tail())
         if not isinstance(outcome, AdapterFault):
-            self._answered[request.id] = (request.op, self.owner)
+            # The handshake belongs to no vector, whichever vector's request made it happen.
+            self._answered[request.id] = (request.op, None if request.op == "describe" else self.owner)
         return outcome
 
     def _note_repeat(self, line: bytes, document: object, waiting: Request | None = None,

@@ -255,6 +255,21 @@ def test_oneshot_lines_after_the_one_answer_are_late_faults_of_its_owner(fake_co
     assert f"request {answer.id} (echo)" in adapter.late_faults[0].fault.detail
 
 
+@pytest.mark.parametrize("fault, kind", [("deep_after", "bad_message"), ("double_answer", "repeated_answer")])
+def test_oneshot_a_line_after_the_describe_answer_is_charged_to_describe_not_to_a_vector(fake_command, fake_env,
+                                                                                       tmp_path, fault, kind):
+    # The describe handshake of a one-shot client runs in a process of its own, started by the first request
+    # of whichever vector comes first: what that process writes after its answer is the describe step's.
+    fake_env(fault=fault, fault_after="0", fault_when='"describe"')
+    with client(fake_command, tmp_path, oneshot=True) as adapter:
+        adapter.owner = "t.current"
+        answer = adapter.request("echo", {"n": 1})
+    assert answer.ok
+    late, = adapter.late_faults
+    assert late.owner is None and late.fault.kind == kind
+    assert "request 1 (describe)" in late.fault.detail
+
+
 # -- the adapter's environment ------------------------------------------------
 
 
