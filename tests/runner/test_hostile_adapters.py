@@ -188,7 +188,7 @@ def test_a_signal_stops_every_adapter_and_removes_every_scratch_directory(vector
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gap", [0.02, 0.05])
+@pytest.mark.parametrize("gap", [0.02, 0.05, 0.1])
 def test_a_second_ctrl_c_soon_after_the_first_still_exits_130_and_cleans_up(vectors_root, hostile, fake_env, pid_file,
                                                                             survivors, tmp_path, gap):
     fake_env(fault="leave_children,sleep", fault_when="merge_sessions")
