@@ -13,7 +13,11 @@ with the `owner` that was set when the first answer came (the runner sets
 the vector id), and the client goes on waiting for the answer it needs.
 Any other line the adapter writes after its last answer (read at `close()`,
 and in one-shot mode after each process's one answer) is a late fault too,
-charged to the owner of that answer.
+charged to the owner of that answer; the first MAX_TRAILING_LINES are kept,
+and the last of their faults counts the lines dropped after them. An answer
+to `describe` has no owner: the handshake is no vector's doing, even when a
+vector's request started it (a one-shot client's, a restart's), so what
+follows it is a late fault of the describe step (owner None).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import shlex
 import signal
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -83,7 +87,8 @@ class ClientStats:
 
 @dataclass(frozen=True)
 class LateFault:
-    """A fault found after its request was done: charged to `owner` (a vector id, for the runner)."""
+    """A fault found after its request was done: charged to `owner` (a vector id, for the runner;
+    None when it followed the describe handshake, or no answer at all: a fault of the run)."""
 
     owner: str | None
     fault: AdapterFault
@@ -302,17 +307,19 @@ class AdapterClient:
 
     def _finish(self, process: AdapterProcess) -> None:
         """End of input for a process that answered: EXIT_GRACE for it to exit, reading what it still writes
-        meanwhile (bounded as every answer is, at most MAX_TRAILING_LINES of it kept), then stop it and all
-        it started. Each line after its last answer is a late fault of that answer's owner."""
+        meanwhile (bounded as every answer is, at most MAX_TRAILING_LINES of it kept, the rest counted), then
+        stop it and all it started. Each line after its last answer is a late fault of that answer's owner."""
         deadline = time.monotonic() + EXIT_GRACE
         process.close_stdin()
         # Read while waiting: an adapter that writes more than a pipe holds would block and never exit,
         # and a line over the limit is only seen as such while it is being written.
-        trailing = process.drain(EXIT_GRACE, MAX_TRAILING_LINES)
+        trailing, dropped = process.drain(EXIT_GRACE, MAX_TRAILING_LINES)
         self.last_exit_code = process.wait(max(deadline - time.monotonic(), 0.0))
         process.stop()
-        trailing += process.drain(STDERR_SETTLE, MAX_TRAILING_LINES - len(trailing))  # written as it was stopped
+        more, more_dropped = process.drain(STDERR_SETTLE, MAX_TRAILING_LINES - len(trailing))  # written as it was stopped
+        trailing, dropped = trailing + more, dropped + more_dropped
         stderr_tail = process.stderr_tail(settle=STDERR_SETTLE)
+        noted = len(self.late_faults)
         for line in trailing:
             if isinstance(line, LineTooLong):
                 self._note_trailing(b"", line, stderr_tail)
@@ -320,7 +327,20 @@ class AdapterClient:
             document = decode_line(line)
             if not self._note_repeat(line, document, stderr_tail=stderr_tail):   # the process is no longer current
                 self._note_trailing(line, document, stderr_tail)
+        if dropped:
+            self._note_dropped(dropped, noted, stderr_tail)
         self._discard(process)
+
+    def _note_dropped(self, dropped: int, noted: int, stderr_tail: str) -> None:
+        """Say how many trailing lines were read and dropped after the kept ones: in the last of their faults
+        (a count, not a fault each: a flood costs a few faults however long it is)."""
+        lines = f"{dropped} more line{'s' if dropped != 1 else ''}"
+        if len(self.late_faults) > noted:
+            last = self.late_faults[-1]
+            detail = f"{last.fault.detail}; … and {lines} after it (read and dropped)"
+            self.late_faults[-1] = LateFault(last.owner, replace(last.fault, detail=detail))
+        else:   # every kept line repeated an answer already charged: the count still needs saying
+            self._note_trailing(b"", _Dropped(f"{lines} after the kept ones (read and dropped)"), stderr_tail)
 
     def _send_and_read(
         self, process: AdapterProcess, request: Request, timeout: float, close_input: bool = False
@@ -367,7 +387,8 @@ class AdapterClient:
                 break
         outcome = interpret_document(line, document, request, process.stderr_tail())
         if not isinstance(outcome, AdapterFault):
-            self._answered[request.id] = (request.op, self.owner)
+            # The handshake belongs to no vector, whichever vector's request made it happen.
+            self._answered[request.id] = (request.op, None if request.op == "describe" else self.owner)
         return outcome
 
     def _note_repeat(self, line: bytes, document: object, waiting: Request | None = None,
@@ -398,6 +419,8 @@ class AdapterClient:
             owner, after = self.owner, "before any answer, at end of input,"
         if isinstance(document, LineTooLong):
             kind, what = "too_long", f"{document} (not shown)"
+        elif isinstance(document, _Dropped):
+            kind, what = "bad_message", f"answering no request: {document}"
         elif isinstance(document, TooDeep):
             kind, what = "bad_message", f"of {document.msg}"
         elif isinstance(document, ValueError):   # UnicodeDecodeError included
@@ -477,6 +500,10 @@ def decode_line(line: bytes) -> object:
     except RecursionError:
         return TooDeep()
     return TooDeep() if nesting_depth(document) > MAX_DEPTH else document
+
+
+class _Dropped(str):
+    """Trailing lines counted, not kept (`_note_dropped`): what `_note_trailing` says of them."""
 
 
 class _StderrCapture:

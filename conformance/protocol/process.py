@@ -795,14 +795,16 @@ class AdapterProcess:
                 found.add(int(name))
         return sorted(found - {self._pid, self.popen.pid})
 
-    def drain(self, timeout: float, keep: int) -> list[bytes | LineTooLong]:
+    def drain(self, timeout: float, keep: int) -> tuple[list[bytes | LineTooLong], int]:
         """What the adapter writes on stdout until end of output or until `timeout` passes: each line,
         or a LineTooLong for one that passed the limit (its rest is skipped as it comes).
 
-        The first `keep` are returned; later ones are read and dropped, so that an adapter that writes
-        a flood can still finish (a full pipe would block it) while the runner holds at most `keep`.
+        The first `keep` are returned, with how many came after them: those are read and dropped, so
+        that an adapter that writes a flood can still finish (a full pipe would block it) while the
+        runner holds at most `keep` (and a count).
         """
         kept: list[bytes | LineTooLong] = []
+        dropped = 0
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -815,7 +817,9 @@ class AdapterProcess:
                 break
             if len(kept) < keep:
                 kept.append(line)
-        return kept
+            else:
+                dropped += 1
+        return kept, dropped
 
     def stderr_tail(self, settle: float = 0.0) -> str:
         """The last few KiB of stderr, made printable; `settle` waits for a finished adapter's last words."""

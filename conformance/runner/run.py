@@ -14,6 +14,7 @@ promises about hostile adapters:
   file in a worker's own area, the charge is exact);
 - a second answer to a request is charged to the vector that sent it,
   once the run is over (`on_result` has seen the first verdict by then);
+  what follows the describe handshake is no vector's: a note of the run;
 - fail fast: after `give_up_after` timeouts or crashes in a row of one op,
   the vectors left that need the op are errored without being sent;
 - Ctrl-C or SIGTERM stops every adapter at once, starts no new one, and
@@ -207,14 +208,19 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
             for worker in workers:
                 worker.close()
         raise
+    unowned: Counter[str] = Counter()
     for worker in workers:
         worker.close()
         for late in worker.late_faults():
             if late.owner in results:
                 _charge(results[late.owner], late.fault)
+            else:   # after describe (every one-shot client's, every restart's): the run's, said once
+                unowned[str(late.fault)] += 1
     restarts = sum(getattr(worker, "restarts", 0) for worker in workers)
     if notes is not None:
         notes.extend(give_up.notes())
+        notes.extend(f"after the describe step, charged to no vector: {fault}" + (f" ({count} times)" if count > 1 else "")
+                     for fault, count in unowned.items())
         if restarts:
             notes.append(f"the adapter was restarted {restarts} time(s) after a fault "
                          "(docs/adapter-protocol.md, \"Restart behaviour\")")

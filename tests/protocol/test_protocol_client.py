@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -179,6 +180,18 @@ def test_lines_after_the_last_answer_cost_a_few_faults_however_many_there_are(fa
     assert {(late.owner, late.fault.kind) for late in adapter.late_faults} == {("t.flood", "not_json")}
 
 
+def test_the_lines_dropped_after_the_kept_ones_are_counted_in_the_last_fault(fake_command, fake_env, tmp_path):
+    adapter = client(fake_command, tmp_path)
+    adapter.owner = "t.flood"
+    assert adapter.request("echo", {"fault": "flood_after"}).ok
+    adapter.close()
+    *kept, last = adapter.late_faults
+    dropped = re.search(r"… and (\d+) more lines after it \(read and dropped\)", last.fault.detail)
+    assert dropped and int(dropped.group(1)) > 0, last.fault.detail   # a flood of 2 s is many lines
+    assert not any("more line" in late.fault.detail for late in kept)
+    assert adapter.stats.faults == MAX_TRAILING_LINES   # counted, not charged one by one
+
+
 # -- negotiation ------------------------------------------------------------
 
 
@@ -240,6 +253,21 @@ def test_oneshot_lines_after_the_one_answer_are_late_faults_of_its_owner(fake_co
     assert answer.ok and fine.ok   # the answer itself stands: what follows it is charged apart
     assert [(late.owner, late.fault.kind) for late in adapter.late_faults] == [("t.late", kind)]
     assert f"request {answer.id} (echo)" in adapter.late_faults[0].fault.detail
+
+
+@pytest.mark.parametrize("fault, kind", [("deep_after", "bad_message"), ("double_answer", "repeated_answer")])
+def test_oneshot_a_line_after_the_describe_answer_is_charged_to_describe_not_to_a_vector(fake_command, fake_env,
+                                                                                       tmp_path, fault, kind):
+    # The describe handshake of a one-shot client runs in a process of its own, started by the first request
+    # of whichever vector comes first: what that process writes after its answer is the describe step's.
+    fake_env(fault=fault, fault_after="0", fault_when='"describe"')
+    with client(fake_command, tmp_path, oneshot=True) as adapter:
+        adapter.owner = "t.current"
+        answer = adapter.request("echo", {"n": 1})
+    assert answer.ok
+    late, = adapter.late_faults
+    assert late.owner is None and late.fault.kind == kind
+    assert "request 1 (describe)" in late.fault.detail
 
 
 # -- the adapter's environment ------------------------------------------------

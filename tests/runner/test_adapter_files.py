@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,21 @@ def test_a_file_over_the_limit_is_not_read(tmp_path):
     (tmp_path / "big").write_bytes(b"x" * 100)
     with pytest.raises(UnsafeFile, match="a file of 100 bytes, more than the limit of 10"):
         read_file(tmp_path / "big", limit=10)
+
+
+def test_a_sparse_entry_of_1_gib_is_neither_read_nor_copied(tmp_path):
+    # Issue 24, item 3: a 1 GiB sparse entry cost 3.1 GB and 49 s; its size is known before a byte is read.
+    memory = tmp_path / "source" / "store" / "memory"
+    memory.mkdir(parents=True)
+    with open(memory / "big.md", "wb") as big:
+        big.truncate(1024 ** 3)
+    started = time.monotonic()
+    with pytest.raises(UnsafeFile, match="store/memory/big.md: a file of 1073741824 bytes, more than the limit"):
+        read_tree(tmp_path / "source" / "store", shown="store")
+    left_out = copy_tree(tmp_path / "source", tmp_path / "copy")
+    assert time.monotonic() - started < 5
+    assert left_out == ["store/memory/big.md (a file of 1073741824 bytes, more than the limit of 16777216)"]
+    assert not (tmp_path / "copy" / "store" / "memory" / "big.md").exists()
 
 
 def test_a_tree_is_read_whole_but_not_past_a_link_or_its_depth(tmp_path):

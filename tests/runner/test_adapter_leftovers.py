@@ -129,6 +129,8 @@ def test_a_describe_answer_100k_levels_deep_is_a_protocol_fault(capsys, vectors_
     # Longer than a pipe holds: seen only if the runner reads while it waits for the adapter to exit.
     ("long_after", "too_long", "a line longer than 16777216 bytes, the line limit (not shown)"),
     ("double_answer", "repeated_answer", "was answered a second time after its last request"),
+    # Eight kept, the rest read and counted.
+    ("flood_after", "not_json", "more lines after it (read and dropped)"),
 ])
 @pytest.mark.parametrize("mode", ["persistent", "oneshot"])
 def test_a_line_after_the_last_answer_is_a_fault_of_the_vector_it_followed(capsys, vectors_root, hostile, fake_env,
@@ -158,3 +160,18 @@ def test_a_deep_answer_in_the_concurrency_check_is_a_fault_not_a_lost_update(cap
     assert by_id["t.concurrent"]["outcome"] == "error"
     assert "nested more than 64 levels deep" in by_id["t.concurrent"]["detail"]
     assert "lost" not in by_id["t.concurrent"]["detail"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_oneshot_a_line_after_the_describe_answer_is_a_run_level_fault_not_a_vectors(capsys, vectors_root, hostile,
+                                                                                     fake_env, jobs):
+    # Every one-shot client describes in a process of its own: the run's first (before any vector) and, with
+    # -j 2, the second worker's (during its first vector). Neither line is that vector's doing.
+    fake_env(fault="double_answer", fault_when='"describe"', fault_after="0")
+    _, out, by_id = run_report(capsys, vectors_root, [write("t.a", "a"), write("t.b", "b")], "--adapter", hostile,
+                               "--oneshot", "-j", jobs)
+    assert by_id["t.a"]["outcome"] == "pass" and by_id["t.b"]["outcome"] == "pass"
+    notes = by_id["$report"]["summary"]["notes"]
+    late = [note for note in notes if "repeated_answer" in note]
+    assert late and all("after the describe step" in note and "request 1 (describe)" in note for note in late)
+    assert "after the describe step" in out
