@@ -232,7 +232,7 @@ def parse_entry_text(text: str) -> ParsedEntry:
 # Reading the lines
 
 _KEY_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
-_BLOCK_INDICATOR = patterns.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?$")
+_BLOCK_INDICATOR = patterns.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?\n?$")  # `\n?$`: see _YAML_NUMBER_LIKE
 # Past this depth a block is skipped, not read (the subset allows 1; real
 # files reach 2): bounded work and recursion on any input.
 _MAX_DEPTH = 8
