@@ -13,8 +13,9 @@ line would be quadratic. Callers pass the piece they mean (a line, a value).
 RE2's syntax is Python's minus look-around and back-references, and with
 `\\z` for the end of the text. Its `\\d`, `\\w`, `\\s` and `\\b` are ASCII
 (`\\s` without `\\v`) and its `$` without `(?m)` is the very end of the
-text, not also before a final newline; the kit's patterns spell out the
-class they mean so that both engines read them alike (tests/patterns/).
+text, not also before a final newline. So the kit's patterns spell out the
+class they mean and write `\\z` for the end, and both engines read them
+alike (tests/patterns/ compares them, `\\z` read as Python's `\\Z`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ KNOWN_SCHEMA_VERSION = 1
 _WIKILINK = patterns.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
 # A bold label line: **Label:** or **Label**: at the start of a line.
 _BOLD_LABEL = patterns.compile(r"[ \t]*\*\*[^*\r\n]+?(?::\*\*|\*\*:)")
-_HOW_TO_APPLY = patterns.compile(r"(?i)[ \t]*\*\*[ \t]*how to apply[ \t]*(?::\*\*|\*\*:)[ \t]*(.*)$")
+_HOW_TO_APPLY = patterns.compile(r"(?i)[ \t]*\*\*[ \t]*how to apply[ \t]*(?::\*\*|\*\*:)[ \t]*(.*)\z")
 
 
 def read_entry(link: str, text: str) -> dict:

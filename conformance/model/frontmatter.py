@@ -232,7 +232,7 @@ def parse_entry_text(text: str) -> ParsedEntry:
 # Reading the lines
 
 _KEY_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
-_BLOCK_INDICATOR = patterns.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?\n?$")  # `\n?$`: see _YAML_NUMBER_LIKE
+_BLOCK_INDICATOR = patterns.compile(r"[|>][0-9+-]*[ \t]*(?:#.*)?\z")
 # Past this depth a block is skipped, not read (the subset allows 1; real
 # files reach 2): bounded work and recursion on any input.
 _MAX_DEPTH = 8
@@ -576,10 +576,9 @@ _YAML_WORDS = {
     "y", "n", "yes", "no", "true", "false", "on", "off", "null", "~",
 }
 # Letters in both cases spelled out, not `(?i)`: Python's case folding also
-# takes the dotless i for an i. `\n?$` is the end of the text or a final
-# newline, which is what `$` means to Python's engine and not to RE2's.
+# takes the dotless i for an i. A value with a newline is quoted anyway.
 _YAML_NUMBER_LIKE = patterns.compile(
-    r"[-+]?(?:\.?[0-9]|\.(?:[iI][nN][fF]|[nN][aA][nN])\n?$)|0[xXoObB]|[0-9]{4}-[0-9]"
+    r"[-+]?(?:\.?[0-9]|\.(?:[iI][nN][fF]|[nN][aA][nN])\z)|0[xXoObB]|[0-9]{4}-[0-9]"
 )
 
 

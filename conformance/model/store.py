@@ -32,9 +32,9 @@ SESSION_FILE = "session.json"
 LOCK_FILE = "session.json.lock"
 QUARANTINE_SUFFIX = ".quarantine-"
 LEGACY_TYPES = {"user", "feedback", "project", "reference"}
-_LINES = patterns.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_LINES = patterns.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\z")
 # A top-level `key:` line, as `edit_frontmatter` finds the keys it replaces.
-_KEY_LINE = patterns.compile(rf"([^{patterns.PY_SPACE}#:][^:]*):(?:[{patterns.PY_SPACE}]|$)")
+_KEY_LINE = patterns.compile(rf"([^{patterns.PY_SPACE}#:][^:]*):(?:[{patterns.PY_SPACE}]|\z)")
 
 
 def decode(data: bytes) -> str:
