@@ -24,7 +24,6 @@ only: its parser never composes nodes, so an alias is never expanded.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import islice
 
@@ -33,15 +32,120 @@ from conformance.model.frontmatter import ParsedEntry
 MAX_YAML_CHARS = 64 * 1024  # frontmatters beyond this are not handed to the engine
 MAX_VALUES = 10_000  # values past this many (a hostile frontmatter) are not examined
 
-_DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$")
-_TIMESTAMP = re.compile(
-    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
-    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?$"
-)
-_INTEGER = re.compile(r"[-+]?[0-9]+$|0x[0-9a-fA-F]+$|0o[0-7]+$")
-_FLOAT = re.compile(
-    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|[-+]?\.(?:inf|Inf|INF)$|\.(?:nan|NaN|NAN)$"
-)
+# The YAML core schema's forms, read by plain parsers (the patterns they
+# replace are in each docstring). Each reads the value up to a final newline,
+# as `$` does.
+_DIGITS = "0123456789"
+_HEX = "0123456789abcdefABCDEF"
+_OCTAL = "01234567"
+
+
+def _digits(text: str, start: int) -> int:
+    """The end of the run of ASCII digits at `start`."""
+    end = start
+    while end < len(text) and text[end] in _DIGITS:
+        end += 1
+    return end
+
+
+def _all(text: str, chars: str) -> bool:
+    return bool(text) and not text.strip(chars)
+
+
+def _to_end(value: str) -> str:
+    return value[:-1] if value.endswith("\n") else value
+
+
+def _date_end(text: str) -> int:
+    """The end of ``[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`` at the start of `text`, or -1."""
+    if len(text) < 8 or text[4] != "-" or not _all(text[:4], _DIGITS):
+        return -1
+    month = _digits(text, 5)
+    if not 1 <= month - 5 <= 2 or text[month:month + 1] != "-":
+        return -1
+    day = _digits(text, month + 1)
+    return day if 1 <= day - month - 1 <= 2 else -1
+
+
+def _is_date(value: str) -> bool:
+    """``[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$``"""
+    text = _to_end(value)
+    return _date_end(text) == len(text)
+
+
+def _is_zone(text: str) -> bool:
+    """``Z|[-+][0-9]{1,2}(?::?[0-9]{2})?`` is all of `text`."""
+    if text == "Z":
+        return True
+    if text[:1] not in ("-", "+") or len(text) < 2:
+        return False
+    hours, colon, minutes = text[1:].partition(":")
+    if colon:
+        return 1 <= len(hours) <= 2 and len(minutes) == 2 and _all(hours, _DIGITS) and _all(minutes, _DIGITS)
+    return 1 <= len(hours) <= 4 and _all(hours, _DIGITS)
+
+
+def _is_timestamp(value: str) -> bool:
+    """``[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?``
+    ``(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?$``"""
+    text = _to_end(value)
+    at = _date_end(text)
+    if at < 0 or at == len(text):
+        return False
+    if text[at] in "Tt":
+        at += 1
+    else:
+        spaced = len(text) - at - len(text[at:].lstrip(" \t"))
+        if not spaced:
+            return False
+        at += spaced
+    hour = _digits(text, at)
+    if not 1 <= hour - at <= 2 or text[hour:hour + 1] != ":" or text[hour + 3:hour + 4] != ":":
+        return False
+    if len(text) < hour + 6 or not (_all(text[hour + 1:hour + 3], _DIGITS) and _all(text[hour + 4:hour + 6], _DIGITS)):
+        return False
+    at = hour + 6
+    if text[at:at + 1] == ".":
+        at = _digits(text, at + 1)
+    zone = text[at:].lstrip(" \t")
+    return not text[at:] or _is_zone(zone)
+
+
+def _is_integer(value: str) -> bool:
+    """``[-+]?[0-9]+$|0x[0-9a-fA-F]+$|0o[0-7]+$``"""
+    text = _to_end(value)
+    if text[:2] == "0x" and _all(text[2:], _HEX) or text[:2] == "0o" and _all(text[2:], _OCTAL):
+        return True
+    return _all(text[1:] if text[:1] in ("-", "+") else text, _DIGITS)
+
+
+_INFINITIES = frozenset({".inf", ".Inf", ".INF"})
+_NANS = frozenset({".nan", ".NaN", ".NAN"})
+
+
+def _is_float(value: str) -> bool:
+    """``[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|[-+]?\\.(?:inf|Inf|INF)$|\\.(?:nan|NaN|NAN)$``"""
+    text = _to_end(value)
+    if text in _NANS:
+        return True
+    unsigned = text[1:] if text[:1] in ("-", "+") else text
+    if unsigned in _INFINITIES:
+        return True
+    mantissa, exponent = unsigned, None
+    for mark in "eE":
+        if mark in mantissa:
+            mantissa, _mark, exponent = mantissa.partition(mark)
+            break
+    if exponent is not None and not _all(exponent[1:] if exponent[:1] in ("-", "+") else exponent, _DIGITS):
+        return False
+    whole, point, fraction = mantissa.partition(".")
+    if not point:
+        return _all(whole, _DIGITS)
+    if not whole:
+        return _all(fraction, _DIGITS)
+    return _all(whole, _DIGITS) and (not fraction or _all(fraction, _DIGITS))
+
+
 _BOOLEANS = {"true", "True", "TRUE", "false", "False", "FALSE"}
 _NULLS = {"null", "Null", "NULL", "~"}
 # PyYAML's YAML 1.1 booleans (it leaves the spec's y/n alone).
@@ -78,24 +182,23 @@ def yaml_type(plain: str) -> str | None:
     """What a YAML engine reads an unquoted value as, when not a string."""
     if not plain or plain[0] not in _TYPED_STARTS:
         return None  # every typed form starts with one of these
-    if _TIMESTAMP.match(plain):
+    if _is_timestamp(plain):
         return "a timestamp"
-    if _DATE.match(plain):
+    if _is_date(plain):
         return "a date"
     if plain in _BOOLEANS:
         return "a boolean"
     if plain in _NULLS:
         return "null"
-    if _INTEGER.match(plain):
+    if _is_integer(plain):
         return "an integer"
-    if _FLOAT.match(plain):
+    if _is_float(plain):
         return "a number"
     if plain in _YAML11_BOOLEANS:
         return "a boolean (YAML 1.1 readers such as PyYAML)"
     return None
 
 
-_LINE_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def _reads_back_as_written(plain: str, reading: str) -> bool:
@@ -116,7 +219,7 @@ def _reads_back_as_written(plain: str, reading: str) -> bool:
 def _line_based_reads_text(plain: str) -> bool:
     if plain in _LINE_READS:
         return False
-    return not _LINE_INTEGER.fullmatch(plain)
+    return not _all(plain[1:] if plain[:1] == "-" else plain, _DIGITS)  # what `-?[0-9]+` fullmatches
 
 
 def _preview(text: str, width: int = 24) -> str:
@@ -194,11 +297,8 @@ def _comment_start(value: str) -> int:
     space or tab), or -1."""
     if "#" not in value:
         return -1
-    match = _COMMENT.search(value)
-    return match.start() + 1 if match else -1
-
-
-_COMMENT = re.compile(r"[ \t]#")
+    found = [place for place in (value.find(" #"), value.find("\t#")) if place >= 0]  # what `[ \t]#` finds
+    return min(found) + 1 if found else -1
 
 
 def _refers_to_anchors(parsed: ParsedEntry) -> bool:
