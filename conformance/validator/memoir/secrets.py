@@ -35,8 +35,9 @@ from conformance import patterns
 from conformance.validator.core.positions import LineIndex
 
 _TOKEN = "[A-Za-z0-9_-]"
-# What Python's `\\s` and `str.isspace` take (RE2's `\\s` is ASCII, without \\v).
-_SPACE = r"[\t-\r\x1c-\x20\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+# What Python's `\\s` and `str.isspace` take (RE2's `\\s` is ASCII, without \\v); the characters
+# past ASCII are written as themselves, which both engines read alike.
+_SPACE = "[\\t-\\r\\x1c-\\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 
 # kind -> (literal hints, one of which every match contains; pattern). Kinds
 # listed first win where two match at the same place.
@@ -69,7 +70,7 @@ _SCANNERS = [(kind, hints, patterns.compile(pattern)) for kind, hints, pattern i
 
 
 def _literal(char: str) -> str:
-    return char if char.isascii() and char.isalnum() else f"\\x{{{ord(char):X}}}"
+    return char if char.isalnum() or not char.isascii() else f"\\x{ord(char):02x}"  # read alike by RE2 and re
 
 
 def _trie_pattern(words: set[str]) -> str:
