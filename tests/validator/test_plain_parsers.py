@@ -96,6 +96,13 @@ ENTRY_PIECES = ["[[", "]]", "[", "]", "a", "b|c", "#", "\r", "\n", " ", "'", "-"
                 "how to apply", "How To Apply", "##", "#######", "   ", "    ", "\t", "applyx", "\u212a"]
 
 
+@settings(max_examples=1500, deadline=None)
+@given(text=st.lists(st.sampled_from(["[[", "]]", "[", "]", "a", "b|c", "\n", "\r", " "]), max_size=16).map("".join))
+def test_wikilinks_are_found_where_their_pattern_finds_them(text):
+    spans = [(m.start(), m.group(1)) for m in re.finditer(r"\[\[([^\[\]\r\n]+?)\]\]", text)]
+    assert entry.wikilink_spans(text) == spans
+
+
 @settings(max_examples=1000, deadline=None)
 @given(text=_texts(ENTRY_PIECES, size=24))
 def test_the_entry_checks_read_as_their_patterns_read(text):

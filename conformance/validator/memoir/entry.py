@@ -152,8 +152,10 @@ def spelling(text: str) -> str:
     if text.endswith(".md"):
         text = text[:-3]
     if "-" not in text and " " not in text and "__" not in text:
-        return text  # nothing to replace (most link names are snake_case): no pattern run
-    return _joined(text)
+        return text  # nothing to replace (most link names are snake_case)
+    joined = text.replace("-", "_").replace(" ", "_")
+    return joined if "__" not in joined else _joined(text)  # no run of separators: each is one '_'
+
 
 
 def without_type_prefix(link: str) -> str:
@@ -314,31 +316,64 @@ def _link_places(body: str, body_line: int) -> tuple[tuple[str, int, int], ...]:
     return tuple((target, line, column) for target, (line, column) in places.items())
 
 
-def wikilink_spans(text: str):
+def wikilink_spans(text: str) -> list[tuple[int, str]]:
     """(start, inside) of each ``[[inside]]`` of `text`, left to right, as the
     model's pattern ``\\[\\[([^\\[\\]\\r\\n]+?)\\]\\]`` finds them: a plain parser.
 
-    The next '[', ']', '\\r' and '\\n' are remembered and only ever looked for
-    further on, so no character is looked at twice."""
+    The inside ends at the first '[', ']', '\\r' or '\\n'; the next place of
+    each is remembered and only ever looked for further on, so no character
+    is looked at twice."""
+    parts = text.split("[[")
+    if len(parts) == 1:
+        return []
+    if not any(part[:1] == "[" for part in parts):
+        return _spans_between(parts)
+    found: list[tuple[int, str]] = []
     start = text.find("[[")
-    if start < 0:
-        return
     end = len(text)
-    ahead = {stop: -1 for stop in "[]\r\n"}  # the next place of each, at or after the last look
+    opening = closing = carriage = newline = -1  # the next place of each, at or after the last look
     while start >= 0:
         inner = start + 2
-        stop = end
-        for char, place in ahead.items():
-            if place < inner:
-                place = text.find(char, inner)
-                place = ahead[char] = end if place < 0 else place
-            if place < stop:
-                stop = place
-        if stop > inner and text.startswith("]]", stop):
-            yield start, text[inner:stop]
+        if opening < inner:
+            opening = text.find("[", inner)
+            if opening < 0:
+                opening = end
+        if closing < inner:
+            closing = text.find("]", inner)
+            if closing < 0:
+                closing = end
+        if carriage < inner:
+            carriage = text.find("\r", inner)
+            if carriage < 0:
+                carriage = end
+        if newline < inner:
+            newline = text.find("\n", inner)
+            if newline < 0:
+                newline = end
+        stop = min(opening, closing, carriage, newline)
+        if stop == closing and stop > inner and text.startswith("]]", stop):
+            found.append((start, text[inner:stop]))
             start = text.find("[[", stop + 2)
         else:
             start = text.find("[[", start + 1)
+    return found
+
+
+def _spans_between(parts: list[str]) -> list[tuple[int, str]]:
+    """`wikilink_spans` of the text that `parts` are the pieces of, cut at each
+    "[[", when no piece starts with "[" (no "[[[": each "[[" is then a start,
+    and a link is what its piece holds before "]]", without '[', ']' or a line
+    break)."""
+    found: list[tuple[int, str]] = []
+    start = len(parts[0])
+    for part in parts[1:]:
+        close = part.find("]")
+        if close > 0 and part[close + 1:close + 2] == "]":
+            inside = part[:close]
+            if "[" not in inside and "\n" not in inside and "\r" not in inside:
+                found.append((start, inside))
+        start += 2 + len(part)
+    return found
 
 
 # -- legacy dialects (Appendix A) ---------------------------------------------------
