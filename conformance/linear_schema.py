@@ -163,10 +163,10 @@ class _Translation:
             return _class(ranges)
         if op in (C.MAX_REPEAT, C.MIN_REPEAT):
             low, high, inner = av
-            if low > 1000 or (high is not C.MAXREPEAT and high > 1000):
+            if low > 1000 or (high != C.MAXREPEAT and high > 1000):
                 raise patterns.error(f"a repeat of {low}..{high} is past RE2's limit of 1000")
             body = "(?:" + self.sequence(list(inner), tail=False) + ")"
-            count = ("*" if low == 0 else "+" if low == 1 else f"{{{low},}}") if high is C.MAXREPEAT else \
+            count = ("*" if low == 0 else "+" if low == 1 else f"{{{low},}}") if high == C.MAXREPEAT else \
                 "?" if (low, high) == (0, 1) else f"{{{low}}}" if low == high else f"{{{low},{high}}}"
             return body + count + ("?" if op is C.MIN_REPEAT else "")
         if op is C.SUBPATTERN:
@@ -309,7 +309,8 @@ def validator_class():
 
 
 def validator(schema: dict, **options):
-    """A validator of `schema` whose patterns all run on RE2 (each translated now: `patterns.error` if one cannot be)."""
+    """A validator of `schema` whose patterns all run on RE2 (each is translated now: `patterns.error`
+    if one cannot be)."""
     for source in _schema_patterns(schema):
         searcher(source)
     return validator_class()(schema, **options)

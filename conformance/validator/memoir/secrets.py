@@ -96,6 +96,8 @@ def _trie_pattern(words: set[str]) -> str:
 # One pass that tells whether any kind needs a look at all (most entries: none does).
 _ANY_HINT = patterns.compile(_trie_pattern({hint for _kind, hints, _pattern in _KINDS for hint in hints}))
 
+_SURROGATES = {code: "\ufffd" for code in range(0xD800, 0xE000)}
+
 SECRET_KINDS = tuple(dict.fromkeys(kind for kind, _hints, _pattern in _KINDS))
 
 
@@ -109,7 +111,15 @@ class SecretFinding:
 def scan(text: str) -> list[SecretFinding]:
     """Where `text` holds something shaped like a credential: one finding per
     place (the first kind listed, where several match there)."""
-    if _ANY_HINT.search(text) is None:
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, which RE2 cannot read: U+FFFD is in no class either
+        text = text.translate(_SURROGATES)
+        encoded = text.encode("utf-8")
+    # The hints are ASCII: searched in the UTF-8 bytes, they are found exactly
+    # where they are in the text, and RE2's binding reads bytes without
+    # mapping offsets back to characters (most texts hold no hint at all).
+    if _ANY_HINT.search(encoded) is None:
         return []
     starts: dict[int, int] = {}  # start -> kind's order
     for order, (_kind, hints, pattern) in enumerate(_SCANNERS):

@@ -96,7 +96,10 @@ def _is_timestamp(value: str) -> bool:
         if not spaced:
             return False
         at += spaced
-    hour = at + 2 if len(text) >= at + 2 and text[at:at + 2].isdigit() else at + 1 if text[at:at + 1].isdigit() else -1
+    if len(text) >= at + 2 and text[at:at + 2].isdigit():
+        hour = at + 2
+    else:
+        hour = at + 1 if text[at:at + 1].isdigit() else -1
     if hour < 0 or text[hour:hour + 1] != ":" or text[hour + 3:hour + 4] != ":":
         return False
     if len(text) < hour + 6 or not (text[hour + 1:hour + 3].isdigit() and text[hour + 4:hour + 6].isdigit()):
