@@ -157,7 +157,6 @@ def spelling(text: str) -> str:
     return joined if "__" not in joined else _joined(text)  # no run of separators: each is one '_'
 
 
-
 def without_type_prefix(link: str) -> str:
     for prefix in _KNOWN_PREFIXES:
         if link.startswith(prefix):
@@ -323,11 +322,13 @@ def wikilink_spans(text: str) -> list[tuple[int, str]]:
     The inside ends at the first '[', ']', '\\r' or '\\n'; the next place of
     each is remembered and only ever looked for further on, so no character
     is looked at twice."""
-    parts = text.split("[[")
-    if len(parts) == 1:
+    starts = text.count("[[")
+    if not starts:
         return []
-    if not any(part[:1] == "[" for part in parts):
-        return _spans_between(parts)
+    if starts <= 64:  # the commonest case, and a list of pieces that stays small
+        parts = text.split("[[")
+        if not any(part[:1] == "[" for part in parts):
+            return _spans_between(parts)
     found: list[tuple[int, str]] = []
     start = text.find("[[")
     end = len(text)
