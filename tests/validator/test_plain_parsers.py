@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.validator.core import output
+from conformance.validator.core.positions import LineIndex
 from conformance.validator.memoir import entry, session, yaml_hazards
 from conformance.validator.reme_vault import links
 
@@ -162,3 +163,21 @@ def test_the_secret_scan_reads_a_text_with_a_lone_surrogate():
     found = secrets.scan("\ud800 " + key + "\n\udc80" + key)
     assert [(f.kind, f.line, f.column) for f in found] == [("AWS access key id", 1, 3), ("AWS access key id", 2, 2)]
     assert secrets.scan("\udc80" * 10) == []
+
+
+def _link_places_by_index(body: str, body_line: int) -> tuple:
+    index = LineIndex(body)
+    places: dict = {}
+    for start, inner in entry.wikilink_spans(body):
+        target = inner.split("|", 1)[0].split("#", 1)[0].strip()
+        if target and target not in places:
+            line, column = index.place(start)
+            places[target] = (line + body_line - 1, column)
+    return tuple((target, line, column) for target, (line, column) in places.items())
+
+
+@settings(max_examples=1000, deadline=None)
+@given(body=st.lists(st.sampled_from(["[[a]]", "[[b|x]]", "[[a#h]]", "[[ ]]", " ", "\n", "\n\n", "\r\n", "xy", "[[",
+                                      "]]", "[[c]]", "é"]), max_size=30).map("".join), body_line=st.integers(1, 9))
+def test_link_places_count_lines_as_the_line_index_does(body, body_line):
+    assert entry._link_places(body, body_line) == _link_places_by_index(body, body_line)

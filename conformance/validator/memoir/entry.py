@@ -305,13 +305,27 @@ def _link_places(body: str, body_line: int) -> tuple[tuple[str, int, int], ...]:
     """Line and column of the first [[link]] to each target, in one pass over
     the body, which starts at line `body_line` (the targets are the model's
     `wikilinks`)."""
-    index = LineIndex(body)
     places: dict[str, tuple[int, int]] = {}
-    for start, inner in wikilink_spans(body):
-        target = inner.split("|", 1)[0].split("#", 1)[0].strip()
-        if target and target not in places:
-            line, column = index.place(start)
-            places[target] = (line + body_line - 1, column)
+    spans = wikilink_spans(body)
+    if "\r" in body:  # lines may end at a lone "\r" too: the index knows how
+        index = LineIndex(body)
+        for start, inner in spans:
+            target = inner.split("|", 1)[0].split("#", 1)[0].strip()
+            if target and target not in places:
+                line, column = index.place(start)
+                places[target] = (line + body_line - 1, column)
+    else:
+        # Every line ends at "\n": count them from one link to the next (the links come in order).
+        line, line_start, counted = body_line, 0, 0
+        for start, inner in spans:
+            target = inner.split("|", 1)[0].split("#", 1)[0].strip()
+            if target and target not in places:
+                breaks = body.count("\n", counted, start)
+                if breaks:
+                    line += breaks
+                    line_start = body.rfind("\n", counted, start) + 1
+                counted = start
+                places[target] = (line, start - line_start + 1)
     return tuple((target, line, column) for target, (line, column) in places.items())
 
 
