@@ -1,7 +1,9 @@
 """Finding every regular expression of the package, and timing one on hostile inputs.
 
 `package_patterns()` walks every module of `conformance` for compiled
-patterns at module level (alone, or inside a list, tuple or dict) and reads
+patterns at module level (alone, or inside a list, tuple or dict): Python's
+`re.Pattern` and the kit's RE2 `conformance.patterns.Pattern` (parsed, for
+the hostile inputs, by Python's parser with RE2's `\\z` read as `\\Z`), and reads
 each module's source to learn how each one is applied (`match`, `search`,
 `sub`, ...); a pattern used through a loop variable counts as `search`, the
 costliest way. `inline_pattern_calls()` finds the ``re.search("...", text)``
@@ -28,6 +30,7 @@ from re import _constants as C  # noqa: N812 (the parser's opcodes)
 from re import _parser
 
 import conformance
+from conformance import patterns
 
 METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
 _TAIL = "\x01"
@@ -36,7 +39,7 @@ _TAIL = "\x01"
 @dataclass
 class FoundPattern:
     name: str                       # module.NAME
-    pattern: re.Pattern
+    pattern: re.Pattern | patterns.Pattern
     modes: set[str] = field(default_factory=set)
 
 
@@ -47,8 +50,25 @@ def _modules():
         yield importlib.import_module(info.name)
 
 
+def python_source(source: str) -> str:
+    """An RE2 source in Python's syntax: `\\z` (the very end) is Python's `\\Z`."""
+    out, index = [], 0
+    while index < len(source):
+        pair = source[index:index + 2]
+        if pair == "\\z":
+            out.append("\\Z")
+        else:
+            out.append(pair if pair[:1] == "\\" else source[index])
+        index += 2 if pair[:1] == "\\" else 1
+    return "".join(out)
+
+
+def flags_of(pattern) -> int:
+    return getattr(pattern, "flags", 0)
+
+
 def _patterns_in(value, depth=0):
-    if isinstance(value, re.Pattern):
+    if isinstance(value, (re.Pattern, patterns.Pattern)):
         yield value
     elif depth < 2 and isinstance(value, (list, tuple)):
         for item in value:
@@ -77,9 +97,10 @@ def package_patterns() -> list[FoundPattern]:
         called = _methods_called_on(tree)
         for name, value in vars(module).items():
             for pattern in _patterns_in(value):
-                entry = found.setdefault((module.__name__, pattern.pattern, pattern.flags),
+                entry = found.setdefault((module.__name__, pattern.pattern, flags_of(pattern)),
                                          FoundPattern(f"{module.__name__}.{name}", pattern))
-                entry.modes |= called.get(name, set()) if isinstance(value, re.Pattern) else {"search"}
+                alone = isinstance(value, (re.Pattern, patterns.Pattern))
+                entry.modes |= called.get(name, set()) if alone else {"search"}
     for entry in found.values():
         entry.modes = entry.modes or {"search"}
     return list(found.values())
@@ -179,9 +200,12 @@ def _shortest(tree, groups: dict[int, str]) -> str:
     return out
 
 
-def hostile_shapes(pattern: re.Pattern) -> list[tuple[str, str]]:
-    """(prefix, repeated piece) pairs to try on `pattern`."""
-    tree = _parser.parse(pattern.pattern, pattern.flags)
+def hostile_shapes(pattern) -> list[tuple[str, str]]:
+    """(prefix, repeated piece) pairs to try on `pattern` (a `re.Pattern` or a `patterns.Pattern`)."""
+    if isinstance(pattern, patterns.Pattern):
+        tree = _parser.parse(python_source(pattern.pattern), 0)
+    else:
+        tree = _parser.parse(pattern.pattern, pattern.flags)
     chars: set[str] = {" ", "\t", "a", "0"}
     runs: list[str] = []
     _walk(tree, chars, runs)
@@ -205,7 +229,7 @@ def cost(apply, text: str) -> float:
     return best
 
 
-def applying(pattern: re.Pattern, method: str):
+def applying(pattern, method: str):
     """`text -> None` applying `pattern` the way the package does."""
     if method in ("sub", "subn"):
         return lambda text: pattern.sub("", text)

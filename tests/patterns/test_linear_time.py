@@ -112,6 +112,19 @@ def test_schema_patterns_are_linear():
     assert not slow, "\n".join(slow)
 
 
+def test_schema_patterns_on_re2_are_linear():
+    # As the validator applies them: translated to RE2 by conformance.linear_schema.
+    from conformance import linear_schema
+
+    slow = []
+    for source in _schema_patterns():
+        pattern = linear_schema.searcher(source).pattern
+        why = _too_slow(applying(pattern, "search"), hostile_shapes(pattern))
+        if why:
+            slow.append(f"{source!r}: {why}")
+    assert not slow, "\n".join(slow)
+
+
 @pytest.mark.parametrize("source, method", [
     (r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", "match"),
     (r"[ \t]*[-*+][ \t]+\[[^\]\r\n]+\]\([^)\r\n]+\.md(?:#[^)]*)?\)", "match"),

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 from collections import Counter
@@ -237,13 +236,16 @@ class HumanOutput(Output):
         self._block([self.summary_line()])
 
 
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
 def _text(text: str) -> str:
     """Text for a JSON document written as UTF-8: a lone surrogate (a file name
     that is not UTF-8, an escape in a value) cannot be encoded, so it is shown."""
-    return text if text.isascii() or not _SURROGATE.search(text) else visible(text)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")  # fails exactly when the text holds a surrogate
+    except UnicodeEncodeError:
+        return visible(text)
+    return text
 
 
 def _diagnostic_json(found: Diagnostic) -> str:

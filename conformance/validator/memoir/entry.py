@@ -16,10 +16,10 @@ representative that the schema cannot tell apart from it (see `_shape`).
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
+from conformance import linear_schema
 from conformance.model import dates
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
@@ -49,10 +49,8 @@ _REQUIRED_RULES = {
     "added": rules.NEXT_ACTION_ADDED,
     "hidden_at": rules.HIDDEN_AT,
 }
-_HOW_TO_APPLY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+how to apply\b", re.IGNORECASE | re.MULTILINE)
-# The model's [[wikilink]] pattern (conformance/model/entry.py): same targets, here with their places.
-_WIKILINK = re.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
-_SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_SLUG_START = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_SLUG_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._-"
 _KNOWN_PREFIXES = tuple(f"{name}_" for name in (*ENTRY_TYPES, *LEGACY_TYPES))
 
 # Each departure from the frontmatter subset: its rule, and what to do about it.
@@ -72,14 +70,19 @@ _PROBLEM_RULES = {
     "unterminated-quote": rules.YAML_QUOTING,
     "bad-escape": rules.YAML_QUOTING,
 }
-_QUOTED = re.compile(r"'([^']*)'")
+
+
+def _quoted(text: str) -> str:
+    """The first 'quoted' token of a message (what `'([^']*)'` finds), or ''."""
+    start = text.find("'")
+    end = text.find("'", start + 1) if start >= 0 else -1
+    return text[start + 1:end] if end >= 0 else ""
 
 
 def _problem_message(problem, parsed: ParsedEntry) -> str:
     """What the frontmatter reader met, what it means for readers, and what to do."""
     code, model = problem.code, problem.message
-    token = _QUOTED.search(model)
-    token = token.group(1) if token else ""
+    token = _quoted(model)
     if code == "preamble":
         # The reader's count: frontmatter_start is 0 when the block is never closed.
         lines = int(model.split(" ", 1)[0])
@@ -131,7 +134,16 @@ class EntrySummary(NamedTuple):
     keys: tuple[str, str, str, str | None] = ("", "", "", None)
 
 
-_SEPARATORS = re.compile(r"[-_ ]+")
+_SEPARATORS_AS_SPACES = str.maketrans("-_", "  ")
+
+
+def _joined(text: str) -> str:
+    """`text` with each run of '-', '_' and ' ' made one '_' (what `re.sub(r"[-_ ]+", "_", text)` makes)."""
+    parts = text.translate(_SEPARATORS_AS_SPACES).split(" ")
+    words = "_".join(filter(None, parts))
+    if not words:
+        return "_" if text else ""
+    return ("" if parts[0] else "_") + words + ("" if parts[-1] else "_")
 
 
 def spelling(text: str) -> str:
@@ -140,8 +152,9 @@ def spelling(text: str) -> str:
     if text.endswith(".md"):
         text = text[:-3]
     if "-" not in text and " " not in text and "__" not in text:
-        return text  # nothing to replace (most link names are snake_case): no pattern run
-    return _SEPARATORS.sub("_", text)
+        return text  # nothing to replace (most link names are snake_case)
+    joined = text.replace("-", "_").replace(" ", "_")
+    return joined if "__" not in joined else _joined(text)  # no run of separators: each is one '_'
 
 
 def without_type_prefix(link: str) -> str:
@@ -292,14 +305,90 @@ def _link_places(body: str, body_line: int) -> tuple[tuple[str, int, int], ...]:
     """Line and column of the first [[link]] to each target, in one pass over
     the body, which starts at line `body_line` (the targets are the model's
     `wikilinks`)."""
-    index = LineIndex(body)
     places: dict[str, tuple[int, int]] = {}
-    for match in _WIKILINK.finditer(body):
-        target = match.group(1).split("|", 1)[0].split("#", 1)[0].strip()
-        if target and target not in places:
-            line, column = index.place(match.start())
-            places[target] = (line + body_line - 1, column)
+    spans = wikilink_spans(body)
+    if "\r" in body:  # lines may end at a lone "\r" too: the index knows how
+        index = LineIndex(body)
+        for start, inner in spans:
+            target = inner.split("|", 1)[0].split("#", 1)[0].strip()
+            if target and target not in places:
+                line, column = index.place(start)
+                places[target] = (line + body_line - 1, column)
+    else:
+        # Every line ends at "\n": count them from one link to the next (the links come in order).
+        line, line_start, counted = body_line, 0, 0
+        for start, inner in spans:
+            target = inner.split("|", 1)[0].split("#", 1)[0].strip()
+            if target and target not in places:
+                breaks = body.count("\n", counted, start)
+                if breaks:
+                    line += breaks
+                    line_start = body.rfind("\n", counted, start) + 1
+                counted = start
+                places[target] = (line, start - line_start + 1)
     return tuple((target, line, column) for target, (line, column) in places.items())
+
+
+def wikilink_spans(text: str) -> list[tuple[int, str]]:
+    """(start, inside) of each ``[[inside]]`` of `text`, left to right, as the
+    model's pattern ``\\[\\[([^\\[\\]\\r\\n]+?)\\]\\]`` finds them: a plain parser.
+
+    The inside ends at the first '[', ']', '\\r' or '\\n'; the next place of
+    each is remembered and only ever looked for further on, so no character
+    is looked at twice."""
+    starts = text.count("[[")
+    if not starts:
+        return []
+    if starts <= 64:  # the commonest case, and a list of pieces that stays small
+        parts = text.split("[[")
+        if not any(part[:1] == "[" for part in parts):
+            return _spans_between(parts)
+    found: list[tuple[int, str]] = []
+    start = text.find("[[")
+    end = len(text)
+    opening = closing = carriage = newline = -1  # the next place of each, at or after the last look
+    while start >= 0:
+        inner = start + 2
+        if opening < inner:
+            opening = text.find("[", inner)
+            if opening < 0:
+                opening = end
+        if closing < inner:
+            closing = text.find("]", inner)
+            if closing < 0:
+                closing = end
+        if carriage < inner:
+            carriage = text.find("\r", inner)
+            if carriage < 0:
+                carriage = end
+        if newline < inner:
+            newline = text.find("\n", inner)
+            if newline < 0:
+                newline = end
+        stop = min(opening, closing, carriage, newline)
+        if stop == closing and stop > inner and text.startswith("]]", stop):
+            found.append((start, text[inner:stop]))
+            start = text.find("[[", stop + 2)
+        else:
+            start = text.find("[[", start + 1)
+    return found
+
+
+def _spans_between(parts: list[str]) -> list[tuple[int, str]]:
+    """`wikilink_spans` of the text that `parts` are the pieces of, cut at each
+    "[[", when no piece starts with "[" (no "[[[": each "[[" is then a start,
+    and a link is what its piece holds before "]]", without '[', ']' or a line
+    break)."""
+    found: list[tuple[int, str]] = []
+    start = len(parts[0])
+    for part in parts[1:]:
+        close = part.find("]")
+        if close > 0 and part[close + 1:close + 2] == "]":
+            inside = part[:close]
+            if "[" not in inside and "\n" not in inside and "\r" not in inside:
+                found.append((start, inside))
+        start += 2 + len(part)
+    return found
 
 
 # -- legacy dialects (Appendix A) ---------------------------------------------------
@@ -364,13 +453,33 @@ def _feedback_findings(display: str, fields: dict, entry: dict, line: int, colum
             "add a description saying when the lesson applies", line, column))
     if not _text(read.get("how_to_apply")):
         hint = ""
-        if _HOW_TO_APPLY_HEADING.search(entry["body"] or ""):
+        if has_how_to_apply_heading(entry["body"] or ""):
             hint = " (its '## How to apply' heading is not the bold label readers look for)"
         found.append(diagnostic(
             rules.LEGACY_LESSON, display,
             f"this feedback entry reads as a lesson that says nowhere what to do, as its body has no "
             f"**How to apply:** section{hint}; add one", line, column))
     return found
+
+
+def has_how_to_apply_heading(body: str) -> bool:
+    """Whether a line of `body` is a '## How to apply' heading (any case, up to
+    three spaces before one to six '#'): what ``(?im)^ {0,3}#{1,6}[ \\t]+how to
+    apply\\b`` finds, read as a plain parser."""
+    if "#" not in body:
+        return False
+    for line in body.split("\n"):
+        rest = line[:3].lstrip(" ") + line[3:] if line[:1] == " " else line
+        hashes = len(rest) - len(rest.lstrip("#"))
+        if not 1 <= hashes <= 6:
+            continue
+        words = rest[hashes:].lstrip(" \t")
+        if len(words) == len(rest) - hashes:
+            continue  # no space or tab after the '#'s
+        label, after = words[:12], words[12:13]
+        if label.isascii() and label.lower() == "how to apply" and not (after.isalnum() or after == "_"):
+            return True
+    return False
 
 
 def _text(value: object) -> bool:
@@ -444,7 +553,7 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
 
     for key in sorted(date_fields):
         value = fields.get(key)
-        if isinstance(value, str) and _date_pattern().match(value) and _parse_date(value) is None:
+        if isinstance(value, str) and _date_pattern()(value) and _parse_date(value) is None:
             found.append(diagnostic(
                 rules.DATE, display,
                 f"{key} {value!r} has the shape of an ISO 8601 date but names no real day or time, so merges "
@@ -568,7 +677,7 @@ def _schema_message(keyword: str, expected: object, actual: object) -> str:
 
 def _file_name_findings(display: str, link: str, fields: dict, read_type: object) -> list[Diagnostic]:
     found = []
-    if not _SLUG.fullmatch(link):
+    if link[:1] not in _SLUG_START or link.strip(_SLUG_CHARS):
         found.append(diagnostic(
             rules.LINK_NAME_SLUG, display,
             f"file name {link!r} is not a lowercase slug (a-z, 0-9, '-', '_', '.'); rename the file and the "
@@ -597,8 +706,6 @@ def _file_name_findings(display: str, link: str, fields: dict, read_type: object
 
 @lru_cache(maxsize=1)
 def _entry_schema() -> tuple[object, frozenset[str], str]:
-    from jsonschema import Draft202012Validator
-
     from conformance.resources import load_schema
 
     schema = load_schema("entry.schema.json")
@@ -606,16 +713,16 @@ def _entry_schema() -> tuple[object, frozenset[str], str]:
     for branch in schema.get("allOf", ()):
         known.update(branch.get("then", {}).get("properties", {}))
         known.update(branch.get("then", {}).get("if", {}).get("properties", {}))
-    return Draft202012Validator(schema), frozenset(known), schema["$defs"]["date"]["pattern"]
+    return linear_schema.validator(schema), frozenset(known), schema["$defs"]["date"]["pattern"]
 
 
 _ENUM_KEYS = frozenset({"type", "scope"})
 
 
-def _shape(value: object, date_pattern: re.Pattern | None, keep: bool = False) -> object:
+def _shape(value: object, date_shaped: Callable[[str], bool] | None, keep: bool = False) -> object:
     """A hashable stand-in for `value` that the entry schema judges exactly
     as it judges `value`: the schema only asks of text whether it is empty,
-    blank, date-shaped (in a date field: `date_pattern` is given) or (for enum
+    blank, date-shaped (in a date field: `date_shaped` is given) or (for enum
     keys) which word; of integers, their sign. Lists become ("list", ...) and
     mappings ("map", (key, value)...)."""
     if isinstance(value, str):  # the commonest, so asked first
@@ -625,7 +732,7 @@ def _shape(value: object, date_pattern: re.Pattern | None, keep: bool = False) -
             return ""
         if not value.strip():
             return " "
-        return "2000-01-01" if date_pattern is not None and date_pattern.match(value) else "x"
+        return "2000-01-01" if date_shaped is not None and date_shaped(value) else "x"
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -653,8 +760,9 @@ def prepare() -> None:
 
 
 @lru_cache(maxsize=1)
-def _date_pattern() -> re.Pattern:
-    return re.compile(_entry_schema()[2])
+def _date_pattern() -> Callable[[str], bool]:
+    """Whether a text matches the schema's date pattern (on RE2), remembered: a store repeats its dates."""
+    return lru_cache(maxsize=4096)(linear_schema.searcher(_entry_schema()[2]).search)
 
 
 def schema_errors(fields: dict) -> tuple[tuple[tuple, str, object, str | None], ...]:
@@ -690,7 +798,17 @@ def _item_path(path: tuple, first_items: dict[str, list[int]]) -> tuple:
     return path
 
 
-_REQUIRED_MESSAGE = re.compile(r"^'(.+)' is a required property$")
+_REQUIRED_SUFFIX = "' is a required property"
+
+
+def _required_property(message: str) -> str | None:
+    """The NAME of jsonschema's "'NAME' is a required property" (what ``^'(.+)' is a required property$`` finds)."""
+    if message.endswith("\n"):
+        message = message[:-1]  # `$` is also before a final newline
+    name = message[1:-len(_REQUIRED_SUFFIX)]
+    if message[:1] != "'" or not message.endswith(_REQUIRED_SUFFIX) or not name or "\n" in name:
+        return None
+    return name
 
 
 @lru_cache(maxsize=4096)
@@ -700,8 +818,7 @@ def _schema_errors_of_shape(shape: tuple) -> tuple[tuple[tuple, str, object, str
     for error in validator.iter_errors(_thaw(shape)):
         missing = None
         if error.validator == "required":
-            match = _REQUIRED_MESSAGE.match(error.message)
-            missing = match.group(1) if match else None
+            missing = _required_property(error.message)
         expected = error.validator_value
         found.append((tuple(error.absolute_path), str(error.validator), _freeze(expected), missing))
     found.sort(key=lambda item: (item[0] and str(item[0][0]) or "", item[1], str(item[3])))

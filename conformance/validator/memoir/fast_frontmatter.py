@@ -105,12 +105,24 @@ def _read(lines: list[str]) -> tuple[dict, list]:
         position += 1
         if indent:
             raise _NotSimple  # an indented line with no key above to take it: a bad line
-        key, raw, column = _key_value(content, 0)
+        # _key_value(content, 0) and _plain(raw), written out: this loop runs for every line of a store.
+        colon = content.find(": ")
+        if colon < 0:
+            if content[-1] != ":":
+                raise _NotSimple  # no key: a bad line
+            colon = len(content) - 1
+        key = content[:colon].rstrip(" ")
+        if not key or key[0] in _BAD_KEY_START:
+            raise _NotSimple  # a list item without a key, or a key the model refuses
         if key in fields:
             raise _NotSimple  # a duplicate key
+        raw = content[colon + 1:].lstrip(" ")
         if raw:
-            places.append((key, number, column, raw))
-            fields[key] = _plain(raw)
+            places.append((key, number, 1 + len(content) - len(raw), raw))
+            first = raw[0]
+            if first in _SPECIAL_VALUE_START:
+                raise _NotSimple
+            fields[key] = _plain_scalar(raw) if first in _SCALAR_WORD_STARTS else raw
             continue
         places.append((key, number, 1, raw))
         # `key:` with nothing after it: a block below, a compact list at the key's indentation, or None.

@@ -12,10 +12,10 @@ nothing is interpreted.
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from itertools import islice
 
+from conformance import linear_schema
 from conformance.model import dates
 from conformance.model.identity import PURGED_TEXT, item_key, text_hash
 from conformance.validator.memoir import rules
@@ -33,7 +33,12 @@ REFERENCE_CAPS = {
     "completed_actions": 50, "completed_goals": 50, "history": 30,
 }
 _OTHER_DATE_FIELDS = ("hidden_at", "parked_at", "done_at")
-_HASH = re.compile(r"[0-9a-f]{64}")
+_HEX_DIGITS = "0123456789abcdef"
+
+
+def _is_sha256(value: str) -> bool:
+    """64 lowercase hex digits (what ``[0-9a-f]{64}`` fullmatches)."""
+    return len(value) == 64 and not value.strip(_HEX_DIGITS)
 
 
 MAX_DEPTH = 64  # a session nests 5 levels; past this nothing is a session
@@ -59,12 +64,10 @@ def _reject_constant(name: str) -> object:
 
 @lru_cache(maxsize=1)
 def _session_validator():
-    from jsonschema import Draft202012Validator
-
     from conformance.resources import load_schema
 
     schema = load_schema("session.schema.json")
-    return Draft202012Validator(schema), schema["$defs"]["date"]["pattern"]
+    return linear_schema.validator(schema), schema["$defs"]["date"]["pattern"]
 
 
 def check_session(display: str, text: str) -> list[Diagnostic]:
@@ -268,7 +271,7 @@ def _check_decision(report: _Findings, item: dict, path: tuple) -> None:
         return
     value = item["text_hash"]
     hash_path = path + ("text_hash",)
-    if (not isinstance(value, str) or not _HASH.fullmatch(value)) and report.wants(rules.SESSION_TEXT_HASH):
+    if (not isinstance(value, str) or not _is_sha256(value)) and report.wants(rules.SESSION_TEXT_HASH):
         report.add(rules.SESSION_TEXT_HASH,
                    f"{pointer(hash_path)} {_show(value)} is not a lowercase hex SHA-256 (64 digits 0-9a-f), so it "
                    "matches no decision; write the SHA-256 of the normalized text", hash_path)

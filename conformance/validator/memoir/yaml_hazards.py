@@ -24,7 +24,6 @@ only: its parser never composes nodes, so an alias is never expanded.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import islice
 
@@ -33,15 +32,127 @@ from conformance.model.frontmatter import ParsedEntry
 MAX_YAML_CHARS = 64 * 1024  # frontmatters beyond this are not handed to the engine
 MAX_VALUES = 10_000  # values past this many (a hostile frontmatter) are not examined
 
-_DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$")
-_TIMESTAMP = re.compile(
-    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
-    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?$"
-)
-_INTEGER = re.compile(r"[-+]?[0-9]+$|0x[0-9a-fA-F]+$|0o[0-7]+$")
-_FLOAT = re.compile(
-    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|[-+]?\.(?:inf|Inf|INF)$|\.(?:nan|NaN|NAN)$"
-)
+# The YAML core schema's forms, read by plain parsers (the patterns they
+# replace are in each docstring). Each reads the value up to a final newline,
+# as `$` does. Every character of every form is ASCII, so each parser first
+# asks `isascii`, after which `isdigit` means [0-9].
+_HEX = "0123456789abcdefABCDEF"
+_OCTAL = "01234567"
+
+
+def _to_end(value: str) -> str:
+    return value[:-1] if value[-1:] == "\n" else value
+
+
+def _date_end(text: str) -> int:
+    """The end of ``[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}`` at the start of ASCII `text`, or -1."""
+    if text[4:5] != "-" or not text[:4].isdigit():
+        return -1
+    if text[6:7] == "-":
+        month = 6
+    elif text[7:8] == "-" and text[6:7] != "-":
+        month = 7
+    else:
+        return -1
+    if not text[5:month].isdigit():
+        return -1
+    day = month + 1
+    if len(text) >= day + 2 and text[day:day + 2].isdigit():
+        return day + 2
+    return day + 1 if text[day:day + 1].isdigit() else -1
+
+
+def _is_date(value: str) -> bool:
+    """``[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$``"""
+    text = _to_end(value)
+    return text.isascii() and _date_end(text) == len(text)
+
+
+def _is_zone(text: str) -> bool:
+    """``Z|[-+][0-9]{1,2}(?::?[0-9]{2})?`` is all of ASCII `text`."""
+    if text == "Z":
+        return True
+    if text[:1] not in ("-", "+") or len(text) < 2:
+        return False
+    hours, colon, minutes = text[1:].partition(":")
+    if colon:
+        return len(hours) <= 2 and len(minutes) == 2 and hours.isdigit() and minutes.isdigit()
+    return len(hours) <= 4 and hours.isdigit()
+
+
+def _is_timestamp(value: str) -> bool:
+    """``[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?``
+    ``(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?$``"""
+    text = _to_end(value)
+    if not text.isascii():
+        return False
+    at = _date_end(text)
+    if at < 0 or at == len(text):
+        return False
+    if text[at] in "Tt":
+        at += 1
+    else:
+        spaced = len(text) - at - len(text[at:].lstrip(" \t"))
+        if not spaced:
+            return False
+        at += spaced
+    if len(text) >= at + 2 and text[at:at + 2].isdigit():
+        hour = at + 2
+    else:
+        hour = at + 1 if text[at:at + 1].isdigit() else -1
+    if hour < 0 or text[hour:hour + 1] != ":" or text[hour + 3:hour + 4] != ":":
+        return False
+    if len(text) < hour + 6 or not (text[hour + 1:hour + 3].isdigit() and text[hour + 4:hour + 6].isdigit()):
+        return False
+    at = hour + 6
+    if text[at:at + 1] == ".":
+        at += 1
+        at += len(text) - at - len(text[at:].lstrip("0123456789"))
+    if at == len(text):
+        return True
+    return _is_zone(text[at:].lstrip(" \t"))
+
+
+def _is_integer(value: str) -> bool:
+    """``[-+]?[0-9]+$|0x[0-9a-fA-F]+$|0o[0-7]+$``"""
+    text = _to_end(value)
+    if not text.isascii():
+        return False
+    if text[:1] in ("-", "+"):
+        return text[1:].isdigit()
+    if text.isdigit():
+        return True
+    start = text[:2]
+    return len(text) > 2 and (start == "0x" and not text[2:].strip(_HEX) or start == "0o" and not text[2:].strip(_OCTAL))
+
+
+_INFINITIES = frozenset({".inf", ".Inf", ".INF"})
+_NANS = frozenset({".nan", ".NaN", ".NAN"})
+
+
+def _is_float(value: str) -> bool:
+    """``[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|[-+]?\\.(?:inf|Inf|INF)$|\\.(?:nan|NaN|NAN)$``"""
+    text = _to_end(value)
+    if not text.isascii():
+        return False
+    if text in _NANS:
+        return True
+    unsigned = text[1:] if text[:1] in ("-", "+") else text
+    if unsigned in _INFINITIES:
+        return True
+    mantissa, mark, exponent = unsigned.partition("e")
+    if not mark:
+        mantissa, mark, exponent = unsigned.partition("E")
+    if mark and not (exponent[1:] if exponent[:1] in ("-", "+") else exponent).isdigit():
+        return False
+    whole, point, fraction = mantissa.partition(".")
+    if not point:
+        return whole.isdigit()
+    if not whole:
+        return fraction.isdigit()
+    return whole.isdigit() and (not fraction or fraction.isdigit())
+
+
 _BOOLEANS = {"true", "True", "TRUE", "false", "False", "FALSE"}
 _NULLS = {"null", "Null", "NULL", "~"}
 # PyYAML's YAML 1.1 booleans (it leaves the spec's y/n alone).
@@ -69,6 +180,7 @@ class Hazard:
 
 
 _TYPED_STARTS = frozenset("0123456789+-.~nNtTfFyYoO")
+_NUMBER_STARTS = frozenset("0123456789+-.")  # what an integer or a number starts with
 # A value starting with none of these, without '#', ': ' or a final ':', is
 # read alike by a YAML engine (see _plain_rejection, _comment_start, yaml_type).
 _SUSPICIOUS_STARTS = _TYPED_STARTS | _REJECT_START
@@ -78,24 +190,28 @@ def yaml_type(plain: str) -> str | None:
     """What a YAML engine reads an unquoted value as, when not a string."""
     if not plain or plain[0] not in _TYPED_STARTS:
         return None  # every typed form starts with one of these
-    if _TIMESTAMP.match(plain):
-        return "a timestamp"
-    if _DATE.match(plain):
-        return "a date"
+    if plain[4:5] == "-" and plain[:4].isdigit():
+        # Four digits and a '-': a date or a timestamp, or no form at all (the
+        # forms do not overlap, so which is asked first changes nothing).
+        if len(plain) == 10 and plain[7] == "-" and plain.isascii() and plain[5:7].isdigit() and plain[8:].isdigit():
+            return "a date"  # YYYY-MM-DD, the commonest
+        if _is_date(plain):
+            return "a date"
+        return "a timestamp" if _is_timestamp(plain) else None
     if plain in _BOOLEANS:
         return "a boolean"
     if plain in _NULLS:
         return "null"
-    if _INTEGER.match(plain):
-        return "an integer"
-    if _FLOAT.match(plain):
-        return "a number"
+    if plain[0] in _NUMBER_STARTS:
+        if _is_integer(plain):
+            return "an integer"
+        if _is_float(plain):
+            return "a number"
     if plain in _YAML11_BOOLEANS:
         return "a boolean (YAML 1.1 readers such as PyYAML)"
     return None
 
 
-_LINE_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def _reads_back_as_written(plain: str, reading: str) -> bool:
@@ -116,7 +232,8 @@ def _reads_back_as_written(plain: str, reading: str) -> bool:
 def _line_based_reads_text(plain: str) -> bool:
     if plain in _LINE_READS:
         return False
-    return not _LINE_INTEGER.fullmatch(plain)
+    digits = plain[1:] if plain[:1] == "-" else plain
+    return not (digits.isascii() and digits.isdigit())  # what `-?[0-9]+` fullmatches
 
 
 def _preview(text: str, width: int = 24) -> str:
@@ -194,11 +311,8 @@ def _comment_start(value: str) -> int:
     space or tab), or -1."""
     if "#" not in value:
         return -1
-    match = _COMMENT.search(value)
-    return match.start() + 1 if match else -1
-
-
-_COMMENT = re.compile(r"[ \t]#")
+    found = [place for place in (value.find(" #"), value.find("\t#")) if place >= 0]  # what `[ \t]#` finds
+    return min(found) + 1 if found else -1
 
 
 def _refers_to_anchors(parsed: ParsedEntry) -> bool:

@@ -21,22 +21,120 @@ meant); none is a dangling link (a warning: it may be written later).
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from conformance import patterns
 from conformance.validator.reme_vault import rules
 from conformance.validator.reme_vault.layout import MATERIAL, MEMORY_KINDS, Vault, VaultFile
 from conformance.validator.core.findings import Diagnostic, diagnostic
 
-WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
-# What follows the `]` of a markdown link: `(target)`, `(<target>)`, `(target "title")`.
-_LINK_TAIL = re.compile(r"\(\s*<?([^)>\s]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_LINK_TARGET_END = re.compile(r"\(\s*<?[^)>\s]*")
-_FILE_NAME = re.compile(r"^[\w.\-/ ]*\w\.\w+$")
+WIKILINK = patterns.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+# The other shapes are read by plain parsers, each with the pattern it
+# replaces (Python's `\s` is `str.isspace`, `\d` `str.isdecimal`, `\w`
+# `str.isalnum` or `_`); lines come from `splitlines`, so hold no line break.
+
+
+def _fence(line: str) -> str | None:
+    """The fence that opens a code block on `line` (what ``^\\s{0,3}(`{3,}|~{3,})`` takes as group 1), or None."""
+    start = 0
+    while start < 3 and line[start:start + 1].isspace():
+        start += 1
+    mark = line[start:start + 1]
+    if mark not in ("`", "~"):
+        return None
+    run = len(line) - start - len(line[start:].lstrip(mark))
+    return line[start:start + run] if run >= 3 else None
+
+
+def _list_item(line: str) -> int:
+    """Where the text of a list item starts on `line` (what ``^\\s*(?:[-*+]|\\d+[.)])\\s+(.*)$`` takes as
+    group 1, on a line without a line break), or -1."""
+    start = len(line) - len(line.lstrip())  # str.lstrip() strips what str.isspace() accepts
+    if line[start:start + 1] in ("-", "*", "+") and start < len(line):
+        marker = start + 1
+    else:
+        marker = start
+        while marker < len(line) and line[marker].isdecimal():
+            marker += 1
+        if marker == start or line[marker:marker + 1] not in (".", ")") or marker == len(line):
+            return -1
+        marker += 1
+    text = marker + len(line[marker:]) - len(line[marker:].lstrip())
+    return text if text > marker else -1
+
+
+def _skip_spaces(text: str, start: int) -> int:
+    while start < len(text) and text[start].isspace():
+        start += 1
+    return start
+
+
+def _target_end(text: str, start: int) -> int:
+    """The end of ``[^)>\\s]*`` at `start`."""
+    while start < len(text) and text[start] not in ")>" and not text[start].isspace():
+        start += 1
+    return start
+
+
+def _link_tail(text: str, start: int) -> tuple[str | None, int]:
+    """What follows the `]` of a markdown link at `start`: `(target)`, `(<target>)`, `(target "title")`.
+
+    (target, -1) when ``\\(\\s*<?([^)>\\s]+)>?(?:\\s+"[^"]*")?\\s*\\)`` matches there; else (None, the end
+    of ``\\(\\s*<?[^)>\\s]*`` there, or -1 when no `(` is)."""
+    if text[start:start + 1] != "(":
+        return None, -1
+    spaced = _skip_spaces(text, start + 1)
+    after_angle = spaced + 1 if text[spaced:spaced + 1] == "<" else spaced
+    reached = _target_end(text, after_angle)
+    # A '<' is also a target character: without a target after it, it is the target.
+    for begin in ((after_angle, spaced) if after_angle != spaced else (spaced,)):
+        end = _target_end(text, begin)
+        if end == begin:
+            continue
+        at = end + 1 if text[end:end + 1] == ">" else end
+        close = _skip_spaces(text, at)
+        if text[close:close + 1] == ")":
+            return text[begin:end], -1
+        if close > at and text[close:close + 1] == '"':
+            quote = text.find('"', close + 1)
+            after = _skip_spaces(text, quote + 1) if quote >= 0 else -1
+            if after >= 0 and text[after:after + 1] == ")":
+                return text[begin:end], -1
+    return None, reached
+
+
+def _code_span(text: str) -> str | None:
+    """The text of the first non-empty `code` span (what ``\\`([^`]+)\\``` takes as group 1), or None."""
+    start = text.find("`")
+    while start >= 0:
+        end = text.find("`", start + 1)
+        if end < 0:
+            return None
+        if end > start + 1:
+            return text[start + 1:end]
+        start = end
+    return None
+
+
+_FILE_NAME_PUNCTUATION = str.maketrans("", "", "._-/ ")
+
+
+def _is_word(text: str) -> bool:
+    return text.replace("_", "a").isalnum()
+
+
+def _is_file_name(text: str) -> bool:
+    """What ``^[\\w.\\-/ ]*\\w\\.\\w+$`` matches: word characters, '.', '-', '/' and ' ', ending in
+    a word character, a '.' and a word."""
+    if text.endswith("\n"):
+        text = text[:-1]  # `$` is also before a final newline
+    point = text.rfind(".")
+    if point < 1 or not _is_word(text[point + 1:]) or not _is_word(text[point - 1]):
+        return False
+    rest = text[:point - 1].translate(_FILE_NAME_PUNCTUATION)
+    return not rest or _is_word(rest)
 
 
 @dataclass(frozen=True)
@@ -91,13 +189,13 @@ def wikilinks(text: str) -> list[Link]:
     links = []
     fence: str | None = None
     for number, line in enumerate(text.splitlines(), start=1):
-        opening = _FENCE.match(line)
+        opening = _fence(line)
         if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+            if opening and opening[0] == fence[0] and len(opening) >= len(fence):
                 fence = None
             continue
         if opening:
-            fence = opening.group(1)
+            fence = opening
             continue
         visible = _without_code_spans(line)
         for match in WIKILINK.finditer(visible):
@@ -268,11 +366,11 @@ def materials_section(text: str) -> tuple[bool, list[tuple[str, int, int]]]:
             continue
         if not inside:
             continue
-        item = _LIST_ITEM.match(line)
-        if item:
-            reference = _item_reference(item.group(1))
+        item = _list_item(line)
+        if item >= 0:
+            reference = _item_reference(line[item:])
             if reference:
-                entries.append((reference, number, item.start(1) + 1))
+                entries.append((reference, number, item + 1))
     return found, entries
 
 
@@ -286,11 +384,11 @@ def _item_reference(text: str) -> str | None:
         if "://" in target or target.startswith(("mailto:", "#")):
             return None
         return unquote(target.split("#", 1)[0]) or None
-    code = re.search(r"`([^`]+)`", text)
-    if code and _FILE_NAME.match(code.group(1).strip()):
-        return code.group(1).strip()
+    code = _code_span(text)
+    if code and _is_file_name(code.strip()):
+        return code.strip()
     first = _before_separator(text.strip()).strip()
-    return first if _FILE_NAME.match(first) else None
+    return first if _is_file_name(first) else None
 
 
 def _first_link_target(text: str) -> str | None:
@@ -308,11 +406,10 @@ def _first_link_target(text: str) -> str | None:
         if closing < 0:
             return None
         if closing >= skip_until:
-            tail = _LINK_TAIL.match(text, closing + 1)
-            if tail:
-                return tail.group(1)
-            reached = _LINK_TARGET_END.match(text, closing + 1)
-            skip_until = reached.end() if reached else skip_until
+            target, reached = _link_tail(text, closing + 1)
+            if target is not None:
+                return target
+            skip_until = reached if reached >= 0 else skip_until
         opening = text.find("[", closing + 1)
     return None
 
