@@ -295,3 +295,28 @@ def _alive(pid: int) -> bool:
     # A zombie has exited; only its parent has not collected it yet.
     stat_file = Path(f"/proc/{pid}/stat")
     return not (stat_file.exists() and stat_file.read_text().split(") ", 1)[1].startswith("Z"))
+
+
+def test_each_request_finds_its_files_alone_whatever_the_last_command_left(adapter, write_config, store):
+    # The request folder is kept from one request to the next and emptied after each: nothing a
+    # command writes there ({out}, a file beside a replica, a folder) reaches the next command.
+    client = adapter(write_config("""
+        [ops.merge_sessions]
+        command = ["sh", "-c", '''
+            set -e
+            test ! -e "$3"; test "$(ls "$(dirname "$1")")" = session.json; test "$(ls "$(dirname "$2")")" = session.json
+            test "$(ls "$(dirname "$(dirname "$1")")" | tr '\\n' ' ')" = "local remote "
+            mkdir "$3"; touch "$3/x" "$(dirname "$1")/stray" "$(dirname "$(dirname "$1")")/stray"
+            cat "$2"
+        ''', "sh", "{local}", "{remote}", "{out}"]
+        [ops.add_goal]
+        command = ["sh", "-c", 'test ! -e "$1" && test "$(cat "$2")" = "$3" && mkdir "$1"', "sh", "{out}", "{text_file}", "{text}"]
+    """))
+    for number in range(3):
+        remote = {"version": 1, "current": {"goals": [{"text": f"Goal {number}", "added": "2026-01-01T00:00:00Z"}]}}
+        merged = ok(client.request("merge_sessions", {"local": json.dumps({"version": 1}),
+                                                      "remote": json.dumps(remote)}))
+        assert merged["session"] == remote
+        ok(client.request("add_goal", {"store": str(store), "text": f"goal {number}"}))
+    client.close()
+    assert not [path for path in client.scratch_dir.iterdir() if path.name.startswith("requests-")]
