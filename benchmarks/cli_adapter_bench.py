@@ -7,7 +7,9 @@ matching `-k`) through the reference adapter (persistent, -j 1), then
 through the CLI adapter with `-j 1` and `-j 2`, in one process, and prints
 wall times and their ratio to the reference run.
 
-`--baseline DIR` (another checkout of the kit) adds, interleaved in the same
+The configurations take turns: the vectors are run in `--chunks` parts,
+every configuration on one part before the next part, so that a change of
+the machine's load weighs on each alike. `--baseline DIR` (another checkout of the kit) adds, interleaved in the same
 run, the CLI adapter of DIR driving DIR's toymemo, and this kit's adapter
 driving DIR's toymemo: before/after ratios that tell the kit's part from the
 tool's. `--breakdown` first prints where a request's time goes: the requests
@@ -221,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--breakdown", action="store_true",
                         help="first: requests per vector, the tool's start, the kit's cost per request")
     parser.add_argument("--rounds", type=int, default=30, help="repetitions of each --breakdown timing (default 30)")
+    parser.add_argument("--chunks", type=int, default=4,
+                        help="run the vectors in this many parts, each configuration in turn on each part "
+                             "(interleaved; each part starts the adapters anew; default 4)")
     args = parser.parse_args(argv)
 
     vectors = selected_vectors(args)
@@ -242,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
             breakdown(vectors, config, kits, toymemos, args.rounds)
         runs = [("reference adapter", "", default_adapter(), None, 1)]
         for jobs in (1, 2):
+            if jobs > 1:
+                runs.append(("reference adapter", "", default_adapter(), None, jobs))
             if baseline_kit is None:
                 runs.append((f"--cli {config.name}", "", adapter_command(config, args.timeout), None, jobs))
                 continue
@@ -253,22 +260,34 @@ def main(argv: list[str] | None = None) -> int:
                 tool = "" if args.cli else ("toymemo as it was" if toymemo_kit == baseline_kit else "toymemo now")
                 runs.append((f"--cli {config.name}, kit {label}", tool, cli_command(kit, config, args.timeout),
                              toymemo_kit, jobs))
-        rows, reference = [], None
-        for label, tool, command, toymemo_kit, jobs in runs:
-            if toymemo_kit is not None and args.cli is None:
-                put_toymemo_on_path(Path(bin_dir), toymemo_kit / TOYMEMO_PATH)   # rewrites the wrapper
-            print(f"{label} {tool} -j {jobs}: {len(vectors)} vectors ...", file=sys.stderr, flush=True)
-            measured = run_configuration(command, vectors, False, jobs, args.timeout)
-            if isinstance(measured, str):
-                print(f"cannot start the adapter: {measured}", file=sys.stderr)
-                return 2
-            elapsed, outcomes = measured
-            reference = reference or elapsed
-            passed = sum(outcome == "pass" for outcome in outcomes.values())
-            rows.append([label, tool, jobs, f"{elapsed:.2f}", f"{len(vectors) / elapsed:.1f}",
-                         f"{1000 * elapsed / len(vectors):.1f}", f"{elapsed / reference:.1f}x",
-                         f"{passed}/{len(outcomes)}"])
-    headers = ["implementation", "tool", "jobs", "wall s", "vectors/s", "ms/vector", "vs reference", "passed"]
+        # Interleaved: the vectors in `--chunks` parts, every configuration on a part before the next
+        # part, in alternating order, so that a change of the machine's load weighs on each alike.
+        chunks = [vectors[index::args.chunks] for index in range(min(args.chunks, len(vectors)))]
+        elapsed = [0.0] * len(runs)
+        outcomes: list[dict] = [{} for _ in runs]
+        for number, chunk in enumerate(chunks, start=1):
+            order = list(enumerate(runs))
+            for index, (label, tool, command, toymemo_kit, jobs) in order if number % 2 else reversed(order):
+                if toymemo_kit is not None and args.cli is None:
+                    put_toymemo_on_path(Path(bin_dir), toymemo_kit / TOYMEMO_PATH)   # rewrites the wrapper
+                print(f"part {number}/{len(chunks)}: {label} {tool} -j {jobs}: {len(chunk)} vectors ...",
+                      file=sys.stderr, flush=True)
+                measured = run_configuration(command, chunk, False, jobs, args.timeout)
+                if isinstance(measured, str):
+                    print(f"cannot start the adapter: {measured}", file=sys.stderr)
+                    return 2
+                elapsed[index] += measured[0]
+                outcomes[index].update(measured[1])
+        rows = []
+        for index, (label, tool, _command, _toymemo_kit, jobs) in enumerate(runs):
+            reference = next(elapsed[other] for other, run in enumerate(runs) if run[0] == "reference adapter"
+                             and run[4] == jobs)
+            passed = sum(outcome == "pass" for outcome in outcomes[index].values())
+            rows.append([label, tool, jobs, f"{elapsed[index]:.2f}", f"{len(vectors) / elapsed[index]:.1f}",
+                         f"{1000 * elapsed[index] / len(vectors):.1f}", f"{elapsed[index] / elapsed[0]:.1f}x",
+                         f"{elapsed[index] / reference:.1f}x", f"{passed}/{len(outcomes[index])}"])
+    headers = ["implementation", "tool", "jobs", "wall s", "vectors/s", "ms/vector", "vs reference -j 1",
+               "vs reference, same -j", "passed"]
     if not any(row[1] for row in rows):
         headers.pop(1)
         rows = [row[:1] + row[2:] for row in rows]
