@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conformance.cli_adapter import command_timeout
 from conformance.cli_adapter.config import CliConfig, load
-from conformance.cli_adapter.invoke import perform, run
+from conformance.cli_adapter.invoke import Workspace, perform, run
 from conformance.protocol.client import DEFAULT_TIMEOUT
 from conformance.protocol.server import OpError, RequestContext, serve
 
@@ -59,10 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(version, OpError):
         print(f"{PROG}: {version.message}", file=sys.stderr)
         return 2
-    scratch = Path(os.getcwd())
+    workspace = Workspace(Path(os.getcwd()))
 
     def handle(op: str, op_args: dict, context: RequestContext) -> dict:
-        return perform(config.ops[op], op, op_args, config_dir=config.config_dir, scratch=scratch,
+        return perform(config.ops[op], op, op_args, config_dir=config.config_dir, workspace=workspace,
                        default_timeout=default_timeout, log=context.stderr)
 
-    return serve(handle, config.describe(version))
+    try:
+        return serve(handle, config.describe(version))
+    finally:
+        workspace.remove()

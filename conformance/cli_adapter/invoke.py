@@ -19,6 +19,7 @@ exact command line next to a failing vector.
 from __future__ import annotations
 
 import ctypes
+import importlib.resources
 import json
 import os
 import shlex
@@ -77,7 +78,7 @@ def placeholder_values(op: str, args: Mapping, workspace: Path, config_dir: Path
         if arg.kind == "session":
             # A replica goes to the command as a file named like the real one.
             path = workspace / arg.name / "session.json"
-            path.parent.mkdir()
+            path.parent.mkdir(exist_ok=True)
             path.write_bytes(text.encode("utf-8"))
             values[arg.name], values[f"{arg.name}_text"] = str(path), text
             continue
@@ -91,26 +92,76 @@ def placeholder_values(op: str, args: Mapping, workspace: Path, config_dir: Path
     return values
 
 
+# The folders of session replicas (`{local}`, `{remote}`): kept, emptied, between requests.
+_SESSION_FOLDERS = frozenset(arg.name for args in OP_ARGS.values() for arg in args if arg.kind == "session")
+
+
+class Workspace:
+    """Where a request's files go (`_file` placeholders, session replicas, `{out}`): one folder per
+    adapter process, empty when a request starts and emptied after it.
+
+    Emptying the folder rather than making a new one and removing it spares a directory
+    removal per request (two more for `merge_sessions`), which on some file systems costs
+    more than the rest of the adapter's work for the request (3 ms each on ext4 here, see
+    benchmarks/README.md); the commands see the same files either way.
+    """
+
+    def __init__(self, parent: Path):
+        self.parent = parent
+        self._path: Path | None = None
+
+    def enter(self) -> Path:
+        if self._path is None:
+            self._path = Path(tempfile.mkdtemp(prefix="requests-", dir=self.parent))
+        return self._path
+
+    def empty(self) -> None:
+        """Remove whatever the request or its command left (the session folders stay, emptied)."""
+        if self._path is None:
+            return
+        try:
+            for entry in os.scandir(self._path):
+                if entry.name in _SESSION_FOLDERS and entry.is_dir(follow_symlinks=False):
+                    for inner in os.scandir(entry.path):
+                        _remove(inner)
+                else:
+                    _remove(entry)
+        except OSError:
+            # Something could not be removed (a command changed permissions, say): start afresh next time.
+            self.remove()
+
+    def remove(self) -> None:
+        if self._path is not None:
+            shutil.rmtree(self._path, ignore_errors=True)
+            self._path = None
+
+
+def _remove(entry: os.DirEntry) -> None:
+    if entry.is_dir(follow_symlinks=False):
+        shutil.rmtree(entry.path)
+    else:
+        os.unlink(entry.path)
+
+
 def perform(
     invocation: Invocation,
     op: str,
     args: Mapping,
     *,
     config_dir: Path,
-    scratch: Path,
+    workspace: Workspace,
     default_timeout: float,
     log: TextIO = sys.stderr,
 ) -> dict:
     """Run `invocation` for one `op` request; the result object, or OpError."""
-    workspace = Path(tempfile.mkdtemp(prefix=f"{op}-", dir=scratch))
     try:
-        values = placeholder_values(op, args, workspace, config_dir)
+        values = placeholder_values(op, args, workspace.enter(), config_dir)
         finished = run(invocation, values, lambda name: _is_given(args.get(name)), config_dir,
                        invocation.timeout or default_timeout, each=lambda name: entries(args.get(name), spell))
         _log(log, op, finished)
         return read_answer(invocation, op, finished, values, config_dir)
     finally:
-        shutil.rmtree(workspace, ignore_errors=True)
+        workspace.empty()
 
 
 def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str], bool], config_dir: Path,
@@ -133,7 +184,7 @@ def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str]
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
             # Its own process group, so that a timeout stops whatever it started too.
             start_new_session=os.name == "posix",
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            preexec_fn=_death_signal(),
         )
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
@@ -151,17 +202,60 @@ def run(invocation: Invocation, values: Mapping[str, str], given: Callable[[str]
     return Finished(program, shown, code, stdout, stderr, time.monotonic() - started)
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: be killed if the adapter dies first.
+def _death_signal() -> Callable[[], None] | None:
+    """What the child runs before exec so that it is killed if the adapter dies first (Linux), if anything.
 
-    The command runs in its own process group, out of reach of the runner,
-    which stops a hung adapter by killing the adapter's group; without this
-    a command running at that moment would be left behind.
+    The command runs in its own process group, out of reach of a runner that
+    stops a hung adapter by killing the adapter's group; without this a
+    command running at that moment would be left behind. Below the kit's
+    reaper (conformance/protocol/reaper.py, the parent of every adapter the
+    kit's runner starts on Linux) nothing is needed: the reaper is the child
+    subreaper, so the command of an adapter that died is handed to it, and it
+    kills whatever the adapter left. Then no function runs in the child, so
+    that Python starts the command with vfork, not fork (2 to 3 ms less per
+    request here, benchmarks/README.md).
     """
+    if sys.platform != "linux":
+        return None
+    global _REAPER_PID
+    if _REAPER_PID is None:
+        _REAPER_PID = os.getppid() if _is_the_kits_reaper(os.getppid()) else 0
+    # The reaper still the parent: it is alive (an adapter whose parent died has another one).
+    return None if _REAPER_PID and os.getppid() == _REAPER_PID else _die_with_parent
+
+
+_REAPER_PID: int | None = None   # the parent, when it is the kit's reaper; 0 when it is not; None: not known yet
+
+
+def _is_the_kits_reaper(pid: int) -> bool:
+    """Whether process `pid` runs this kit's reaper.py (`python -I -S reaper.py FD -- ADAPTER...`)."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            argv = handle.read().split(b"\0")
+        script = os.path.realpath(importlib.resources.files("conformance.protocol").joinpath("reaper.py"))
+    except (OSError, TypeError):
+        return False
+    head = argv[:argv.index(b"--")] if b"--" in argv else []
+    return any(os.path.realpath(os.fsdecode(arg)) == script for arg in head[1:])
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: be killed if the adapter dies first."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _resolve_prctl() -> Callable[..., int] | None:
+    """prctl(2), looked up once here rather than in every child."""
+    if sys.platform != "linux":
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+
+_PRCTL = _resolve_prctl()
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -295,3 +297,72 @@ def _alive(pid: int) -> bool:
     # A zombie has exited; only its parent has not collected it yet.
     stat_file = Path(f"/proc/{pid}/stat")
     return not (stat_file.exists() and stat_file.read_text().split(") ", 1)[1].startswith("Z"))
+
+
+def test_each_request_finds_its_files_alone_whatever_the_last_command_left(adapter, write_config, store):
+    # The request folder is kept from one request to the next and emptied after each: nothing a
+    # command writes there ({out}, a file beside a replica, a folder) reaches the next command.
+    client = adapter(write_config("""
+        [ops.merge_sessions]
+        command = ["sh", "-c", '''
+            set -e
+            test ! -e "$3"; test "$(ls "$(dirname "$1")")" = session.json; test "$(ls "$(dirname "$2")")" = session.json
+            test "$(ls "$(dirname "$(dirname "$1")")" | tr '\\n' ' ')" = "local remote "
+            mkdir "$3"; touch "$3/x" "$(dirname "$1")/stray" "$(dirname "$(dirname "$1")")/stray"
+            cat "$2"
+        ''', "sh", "{local}", "{remote}", "{out}"]
+        [ops.add_goal]
+        command = ["sh", "-c", 'test ! -e "$1" && test "$(cat "$2")" = "$3" && mkdir "$1"', "sh", "{out}", "{text_file}", "{text}"]
+    """))
+    for number in range(3):
+        remote = {"version": 1, "current": {"goals": [{"text": f"Goal {number}", "added": "2026-01-01T00:00:00Z"}]}}
+        merged = ok(client.request("merge_sessions", {"local": json.dumps({"version": 1}),
+                                                      "remote": json.dumps(remote)}))
+        assert merged["session"] == remote
+        ok(client.request("add_goal", {"store": str(store), "text": f"goal {number}"}))
+    client.close()
+    assert not [path for path in client.scratch_dir.iterdir() if path.name.startswith("requests-")]
+
+
+# A command that exits with its own parent-death signal (prctl PR_GET_PDEATHSIG): 0 when there is none.
+_PDEATHSIG_PROBE = """
+    [ops.add_question]
+    command = ["{python}", "-c", "import ctypes, sys; v = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(v)); sys.exit(v.value)", "{{text}}"]
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+def test_below_the_kits_reaper_a_command_needs_no_parent_death_signal(adapter, write_config, store):
+    # The reaper kills what a dead adapter left (the test above), so the command starts with
+    # vfork: no function runs in the child, and no parent-death signal is set.
+    client = adapter(write_config(_PDEATHSIG_PROBE.format(python=sys.executable)))
+    assert ok(client.request("add_question", {"store": str(store), "text": "x"})) == {}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+def test_an_adapter_started_without_the_reaper_still_takes_its_command_with_it(tmp_path, write_config, store):
+    pid_file = tmp_path / "pid"
+    config = write_config(_PDEATHSIG_PROBE.format(python=sys.executable) + f"""
+        [ops.add_goal]
+        command = ["sh", "-c", "echo $$ > {pid_file}; exec sleep 30", "{{store}}", "{{text}}"]
+    """)
+    process = subprocess.Popen(adapter_command(config, 30.0), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        for number, (op, args) in enumerate([("add_question", {"store": str(store), "text": "x"}),
+                                             ("add_goal", {"store": str(store), "text": "x"})], start=1):
+            process.stdin.write(json.dumps({"protocol": 1, "id": number, "op": op, "args": args}).encode() + b"\n")
+            process.stdin.flush()
+        answer = json.loads(process.stdout.readline())["error"]["message"]
+        assert answer.endswith(f"failed with exit code {int(signal.SIGKILL)}"), answer
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (pid_file.exists() and pid_file.read_text().strip()):
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid)

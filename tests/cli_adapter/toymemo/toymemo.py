@@ -30,15 +30,12 @@ import json
 import os
 import sys
 import time
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 
-from conformance.model import store as memoir_store
-from conformance.model.dates import format_timestamp
-from conformance.model.merge import merge_session_texts
-from conformance.model.session import DEFAULT_CAPS
-from conformance.model.writer import Stamp, WriterError
+# The model is imported by the commands that use it, not here: each command
+# then loads only its part of the model (`--version` none), as a tool that
+# starts fast does. benchmarks/README.md measures both ways (the CLI-template
+# section): how much of a request's time is the tool's start.
 
 VERSION = "toymemo 0.3.1"
 REFUSED, LACKING = 3, 4
@@ -57,6 +54,8 @@ class Lacking(Exception):
 
 def machine_id() -> str:
     """This machine's id, kept under $HOME like a real tool keeps its settings."""
+    import uuid
+
     path = Path(os.environ["HOME"]) / ".toymemo" / "machine-id"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,23 +63,35 @@ def machine_id() -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-def stamp() -> Stamp:
+def stamp():
+    from datetime import datetime, timezone
+
+    from conformance.model.dates import format_timestamp
+    from conformance.model.writer import Stamp
+
     return Stamp(format_timestamp(datetime.now(timezone.utc)), machine_id(), "toymemo")
 
 
 def store_path(args) -> Path:
     value = args.store or os.environ.get("TOYMEMO_STORE")
     if not value:
+        from conformance.model.writer import WriterError
+
         raise WriterError("no store: give --store or set TOYMEMO_STORE")
     return Path(value)
 
 
 def session_op(op: str, args, **fields) -> None:
+    from conformance.model import store as memoir_store
+    from conformance.model.session import DEFAULT_CAPS
+
     for line in memoir_store.apply_session_op(store_path(args), op, stamp(), DEFAULT_CAPS, **fields):
         print(f"toymemo: {line}", file=sys.stderr)
 
 
 def cmd_read(args) -> None:
+    from conformance.model import store as memoir_store
+
     document = memoir_store.read_store(Path(args.store_dir))
     if args.json:
         print(json.dumps({"format": "toymemo-export/1", "data": document}, ensure_ascii=False))
@@ -115,15 +126,22 @@ def cmd_log(args) -> None:
 
 
 def cmd_new_entry(args) -> None:
+    from conformance.model import store as memoir_store
+
     fields = json.loads(Path(args.fields_file).read_text(encoding="utf-8"))
     memoir_store.write_entry(store_path(args), args.link, fields, sys.stdin.read(), stamp())
 
 
 def cmd_set_fields(args) -> None:
+    from conformance.model import store as memoir_store
+
     memoir_store.update_entry(store_path(args), args.link, json.loads(args.set), json.loads(args.unset), stamp())
 
 
 def cmd_merge(args) -> None:
+    from conformance.model.merge import merge_session_texts
+    from conformance.model.session import DEFAULT_CAPS
+
     texts = [Path(path).read_text(encoding="utf-8") for path in (args.local, args.remote)]
     merged = json.dumps(merge_session_texts(*texts, caps=DEFAULT_CAPS), indent=2, ensure_ascii=False)
     if args.output:
@@ -133,6 +151,9 @@ def cmd_merge(args) -> None:
 
 
 def cmd_merge_stores(args) -> None:
+    from conformance.model import store as memoir_store
+    from conformance.model.session import DEFAULT_CAPS
+
     memoir_store.merge_stores(args.local, args.remote, args.into, DEFAULT_CAPS)
 
 
@@ -185,12 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     time.sleep(float(os.environ.get("TOYMEMO_SLEEP", "0")))
     try:
         args.handler(args)
-    except WriterError as error:
-        print(f"toymemo: refused: {error}", file=sys.stderr)
-        return REFUSED
     except Lacking as error:
         print(f"toymemo: {error}", file=sys.stderr)
         return LACKING
+    except Exception as error:
+        from conformance.model.writer import WriterError
+
+        if not isinstance(error, WriterError):
+            raise
+        print(f"toymemo: refused: {error}", file=sys.stderr)
+        return REFUSED
     return 0
 
 
