@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
+from jsonschema.exceptions import best_match
 
-from conformance import patterns, resources
+from conformance import linear_schema, patterns, resources
 from conformance.corpus.requirements import IMPLEMENTATION_LEVELS, Requirement
 
 TODO = "TODO"
@@ -131,8 +131,8 @@ def scaffold(requirements: list[Requirement], *, level: str, section: str, op: s
 
 
 def schema_problem(document: dict) -> str | None:
-    validator = jsonschema.Draft202012Validator(resources.load_schema("vector.schema.json"))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    validator = linear_schema.validator(resources.load_schema("vector.schema.json"))
+    error = best_match(validator.iter_errors(document))
     return None if error is None else f"at {'/'.join(map(str, error.absolute_path)) or '(top)'}: {error.message}"
 
 

@@ -58,12 +58,12 @@ class InvalidMessage(ValueError):
 def _validator(definition: str):
     # Imported here: adapters built on `server.py` never validate, and
     # importing jsonschema is most of an adapter's start-up time.
-    from jsonschema import Draft202012Validator
+    from conformance import linear_schema
 
     schema = load_schema(SCHEMA_FILE)
     if definition not in schema["$defs"]:
         raise KeyError(f"{SCHEMA_FILE} has no $defs entry {definition!r}")
-    return Draft202012Validator({**schema, "$ref": f"#/$defs/{definition}"})
+    return linear_schema.validator({**schema, "$ref": f"#/$defs/{definition}"})
 
 
 def has_definition(definition: str) -> bool:

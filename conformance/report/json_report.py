@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 
-from conformance import resources
+from conformance import linear_schema, resources
 from conformance.runner import result_model
 from conformance.report.failure_block import input_lines, show_command
 from conformance.runner.grading import GradedVector
@@ -110,7 +109,7 @@ def _vector(item: GradedVector) -> dict:
 
 def validate(report: dict) -> list[str]:
     """Every way `report` breaks schema/report.schema.json, as readable lines."""
-    validator = jsonschema.Draft202012Validator(resources.load_schema("report.schema.json"))
+    validator = linear_schema.validator(resources.load_schema("report.schema.json"))
     return [f"{error.json_path}: {error.message}" for error in validator.iter_errors(report)]
 
 

@@ -23,9 +23,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import jsonschema
-
-from conformance import resources
+from conformance import linear_schema, resources
 from conformance.model.identity import item_key, text_hash
 from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, render
 from conformance.model.store import SESSION_FILE
@@ -78,8 +76,8 @@ def _tombstone(item: dict) -> dict:
 
 
 @functools.lru_cache(maxsize=1)
-def _session_schema() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(resources.load_schema("session.schema.json"))
+def _session_schema():
+    return linear_schema.validator(resources.load_schema("session.schema.json"))
 
 
 # What an abbreviated replica leaves out and a reader fills (absent lists are

@@ -31,7 +31,7 @@ from pathlib import Path
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from conformance import patterns, resources
+from conformance import linear_schema, patterns, resources
 from conformance.model.session import DEFAULT_CAPS
 from conformance.runner.derived import with_derived
 
@@ -241,7 +241,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
 @functools.lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
     schema = resources.load_schema("vector.schema.json")
-    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return linear_schema.validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
 # The sha256 of every vector file text this process found valid against the schema. The schema

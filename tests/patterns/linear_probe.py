@@ -203,7 +203,8 @@ def _shortest(tree, groups: dict[int, str]) -> str:
 def hostile_shapes(pattern) -> list[tuple[str, str]]:
     """(prefix, repeated piece) pairs to try on `pattern` (a `re.Pattern` or a `patterns.Pattern`)."""
     if isinstance(pattern, patterns.Pattern):
-        tree = _parser.parse(python_source(pattern.pattern), 0)
+        # RE2's Unicode classes, which Python's parser lacks, stand as a letter and a digit: shapes only.
+        tree = _parser.parse(python_source(pattern.pattern).replace("\\pL", "a").replace("\\pN", "0"), 0)
     else:
         tree = _parser.parse(pattern.pattern, pattern.flags)
     chars: set[str] = {" ", "\t", "a", "0"}

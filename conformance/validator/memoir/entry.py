@@ -16,6 +16,7 @@ representative that the schema cannot tell apart from it (see `_shape`).
 
 from __future__ import annotations
 
+import functools
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
@@ -762,7 +763,7 @@ def prepare() -> None:
 @lru_cache(maxsize=1)
 def _date_pattern() -> Callable[[str], bool]:
     """Whether a text matches the schema's date pattern (on RE2), remembered: a store repeats its dates."""
-    return lru_cache(maxsize=4096)(linear_schema.searcher(_entry_schema()[2]).search)
+    return lru_cache(maxsize=4096)(functools.partial(linear_schema.finds, _entry_schema()[2]))
 
 
 def schema_errors(fields: dict) -> tuple[tuple[tuple, str, object, str | None], ...]:
