@@ -27,6 +27,7 @@ def _compiled(source: str) -> patterns.Pattern:
     return patterns.compile(source)
 
 
+@lru_cache(maxsize=4096)  # a store, a corpus and a run repeat their dates, links and paths
 def finds(source: str, text: str) -> bool:
     """Whether the schema pattern `source` finds a match in `text` (as the `pattern` keyword asks)."""
     return _compiled(source).search(text) is not None

@@ -10,40 +10,68 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-from conformance import patterns
-
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-# ASCII digits: ISO 8601's, and the only ones `date.fromisoformat` takes.
-_DATE_ONLY = patterns.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_DATE_TIME = patterns.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:[.,]([0-9]+))?)?"
-    rf"[{patterns.PY_SPACE}]*(Z|z|[+-][0-9]{{2}}(?::?[0-9]{{2}})?)?"
-)
 
 
 def parse_date(value: object) -> datetime | None:
-    """An aware UTC datetime for an ISO 8601 date or date-time, else None."""
+    """An aware UTC datetime for an ISO 8601 date or date-time, else None.
+
+    The forms read: `YYYY-MM-DD`, then optionally `T`, `t` or a space,
+    `hh:mm`, `:ss` and a fraction after `.` or `,`, whitespace, and `Z`,
+    `z`, `+hh`, `+hhmm` or `+hh:mm` (or `-`). A plain parser, in one pass: the
+    merge rules sort by these values, so it is called for every item sorted."""
     if not isinstance(value, str):
         return None
     text = value.strip()
+    if not (_digits(text, 0, 4) and text[4:5] == "-" and _digits(text, 5, 7) and text[7:8] == "-"
+            and _digits(text, 8, 10)):
+        return None
     try:
-        if len(text) == 10 and _DATE_ONLY.fullmatch(text):
-            return datetime.combine(date.fromisoformat(text), datetime.min.time(), timezone.utc)
-        match = _DATE_TIME.fullmatch(text)
-        if not match:
+        day = date.fromisoformat(text[:10])
+        if len(text) == 10:
+            return datetime.combine(day, datetime.min.time(), timezone.utc)
+        if text[10] not in "Tt " or not (_digits(text, 11, 13) and text[13:14] == ":" and _digits(text, 14, 16)):
             return None
-        day, hour, minute, second, fraction, offset = match.groups()
-        micros = int((fraction or "0")[:6].ljust(6, "0"))
-        moment = datetime.combine(
-            date.fromisoformat(day),
-            datetime.min.time().replace(
-                hour=int(hour), minute=int(minute), second=int(second or 0), microsecond=micros
-            ),
-        )
-        return moment.replace(tzinfo=_offset(offset)).astimezone(timezone.utc)
+        second, micros, position = 0, 0, 16
+        if text[16:17] == ":" and _digits(text, 17, 19):
+            second, position = int(text[17:19]), 19
+            if text[19:20] in (".", ","):
+                end = _digits_end(text, 20)
+                if end == 20:
+                    return None
+                micros, position = int(text[20:end][:6].ljust(6, "0")), end
+        while position < len(text) and text[position].isspace():
+            position += 1
+        zone = text[position:]
+        if not _is_zone(zone):
+            return None
+        moment = datetime.combine(day, datetime.min.time().replace(
+            hour=int(text[11:13]), minute=int(text[14:16]), second=second, microsecond=micros))
+        return moment.replace(tzinfo=_offset(zone or None)).astimezone(timezone.utc)
     except ValueError:
         return None
+
+
+def _digits(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is that many ASCII digits."""
+    part = text[start:end]
+    return len(part) == end - start and part.isascii() and part.isdigit()
+
+
+def _digits_end(text: str, position: int) -> int:
+    while position < len(text) and "0" <= text[position] <= "9":
+        position += 1
+    return position
+
+
+def _is_zone(zone: str) -> bool:
+    """'' (no zone), `Z`, `z`, or a sign with `hh`, `hhmm` or `hh:mm`."""
+    if zone in ("", "Z", "z"):
+        return True
+    if zone[0] not in "+-" or not _digits(zone, 1, 3):
+        return False
+    rest = zone[3:]
+    return rest == "" or (len(rest) == 2 and _digits(rest, 0, 2)) or (len(rest) == 3 and rest[0] == ":" and _digits(rest, 1, 3))
 
 
 def _offset(text: str | None) -> timezone:

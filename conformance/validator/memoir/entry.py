@@ -762,8 +762,8 @@ def prepare() -> None:
 
 @lru_cache(maxsize=1)
 def _date_pattern() -> Callable[[str], bool]:
-    """Whether a text matches the schema's date pattern (on RE2), remembered: a store repeats its dates."""
-    return lru_cache(maxsize=4096)(functools.partial(linear_schema.finds, _entry_schema()[2]))
+    """Whether a text matches the schema's date pattern (on RE2; `finds` remembers: a store repeats its dates)."""
+    return functools.partial(linear_schema.finds, _entry_schema()[2])
 
 
 def schema_errors(fields: dict) -> tuple[tuple[tuple, str, object, str | None], ...]:
