@@ -65,8 +65,6 @@ EXIT_GRACE = 2.0
 # How long to wait for a dead adapter's last stderr output.
 STDERR_SETTLE = 0.5
 SHOWN_LINE_CHARS = 200
-# How long a vector's stderr capture waits for lines still in the pipe.
-STDERR_PENDING_SETTLE = 0.2
 # How many lines written after the last answer are kept (each one a late fault); later ones are read and dropped.
 MAX_TRAILING_LINES = 8
 
@@ -194,7 +192,7 @@ class AdapterClient:
         if capture is None:
             return ""
         if self._process is not None:
-            capture.ended(self._process, settle=STDERR_PENDING_SETTLE)
+            capture.ended(self._process)
         return capture.text()
 
     def close(self) -> None:
@@ -513,9 +511,9 @@ class _StderrCapture:
         self.start = (running, running.stderr_mark()) if running is not None else None
         self.parts: list[str] = []
 
-    def ended(self, process: AdapterProcess, settle: float = 0.0) -> None:
+    def ended(self, process: AdapterProcess) -> None:
         mark = self.start[1] if self.start is not None and self.start[0] is process else 0
-        self.parts.append(process.stderr_since(mark, settle))
+        self.parts.append(process.stderr_since(mark))
 
     def text(self) -> str:
         return "".join(self.parts)[-STDERR_TAIL_BYTES:]

@@ -56,6 +56,7 @@ from conformance.protocol.reaper import children as _children
 from conformance.safe_text import printable
 
 STDERR_TAIL_BYTES = 4096
+STDERR_CHUNK_BYTES = 65536
 MiB = 1024 * 1024
 DEFAULT_MAX_LINE_BYTES = 16 * MiB
 DEFAULT_MEMORY_BYTES = 4096 * MiB
@@ -593,21 +594,65 @@ class AdapterProcess:
         self._stderr = bytearray()
         self._stderr_received = 0   # bytes ever read from stderr: marks for stderr_since()
         self._stderr_lock = threading.Lock()
+        self._stderr_open = True    # the pipe's descriptor is ours until the reader thread closes it
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
         self._stderr_thread.start()
 
     def _pump_stderr(self) -> None:
         stream = self.popen.stderr
         try:
-            while chunk := stream.read1(4096):
+            if not _POSIX:
+                while chunk := stream.read1(4096):
+                    with self._stderr_lock:
+                        self._keep_stderr(chunk)
+                return
+            # Every read of the pipe happens under the lock, so that a reader of
+            # the buffer can first drain the pipe itself (_drain_stderr): no byte
+            # the adapter wrote before its answer is ever in flight in this thread,
+            # read from the pipe but not yet in the buffer.
+            fd = stream.fileno()
+            os.set_blocking(fd, False)
+            while True:
+                select.select([fd], [], [])
                 with self._stderr_lock:
-                    self._stderr += chunk
-                    self._stderr_received += len(chunk)
-                    del self._stderr[:-STDERR_TAIL_BYTES]
+                    if not self._read_stderr(fd, reads=1):
+                        break
         except (OSError, ValueError):
             pass
         finally:
-            stream.close()
+            with self._stderr_lock:
+                self._stderr_open = False
+                stream.close()
+
+    def _read_stderr(self, fd: int, reads: int) -> bool:
+        """Move up to `reads` chunks from the stderr pipe into the buffer (lock held); False at its end."""
+        for _ in range(reads):
+            try:
+                chunk = os.read(fd, STDERR_CHUNK_BYTES)
+            except BlockingIOError:
+                return True
+            if not chunk:
+                return False
+            self._keep_stderr(chunk)
+        return True
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self._stderr += chunk
+        self._stderr_received += len(chunk)
+        del self._stderr[:-STDERR_TAIL_BYTES]
+
+    def _drain_stderr(self) -> None:
+        """Read what waits in the stderr pipe now (what the adapter wrote before its last answer is there)."""
+        if not _POSIX:
+            return
+        with self._stderr_lock:
+            if self._stderr_open:
+                try:
+                    # A pipe holds 64 KiB unless the adapter grew it: 16 chunks
+                    # empty it, and a flood cannot keep the caller here.
+                    self._read_stderr(self.popen.stderr.fileno(), reads=16)
+                except (OSError, ValueError):
+                    pass
 
     # -- I/O --------------------------------------------------------------
 
@@ -825,30 +870,18 @@ class AdapterProcess:
         """The last few KiB of stderr, made printable; `settle` waits for a finished adapter's last words."""
         if settle and self.popen.poll() is not None:
             self._stderr_thread.join(settle)
+        self._drain_stderr()
         with self._stderr_lock:
             return printable(bytes(self._stderr).decode("utf-8", errors="replace"), multiline=True)
-
-    def _stderr_pending(self) -> bool:
-        """Bytes wait in the stderr pipe for the reader thread."""
-        if os.name != "posix" or not self._stderr_thread.is_alive():
-            return False
-        try:
-            readable, _, _ = select.select([self.popen.stderr], [], [], 0)
-        except (OSError, ValueError):
-            return False
-        return bool(readable)
 
     def stderr_mark(self) -> int:
         """A mark for `stderr_since`: how many bytes stderr has carried so far."""
         with self._stderr_lock:
             return self._stderr_received
 
-    def stderr_since(self, mark: int, settle: float = 0.0) -> str:
-        """What stderr carried after `mark` (its last few KiB); `settle` waits up
-        to that long for what the adapter wrote but the reader thread has not read yet."""
-        deadline = time.monotonic() + settle
-        while self._stderr_pending() and time.monotonic() < deadline:
-            time.sleep(0.002)
+    def stderr_since(self, mark: int) -> str:
+        """What stderr carried after `mark` (its last few KiB), the pipe's waiting bytes included."""
+        self._drain_stderr()
         with self._stderr_lock:
             new = self._stderr_received - mark
             return printable(bytes(self._stderr[-new:] if new > 0 else b"").decode("utf-8", errors="replace"),
