@@ -20,7 +20,6 @@ LEGACY_TYPES = {"user": "preference", "feedback": "lesson", "reference": "fact",
 
 KNOWN_SCHEMA_VERSION = 1
 
-_WIKILINK = patterns.compile(r"\[\[([^\[\]\r\n]+?)\]\]")
 # A bold label line: **Label:** or **Label**: at the start of a line.
 _BOLD_LABEL = patterns.compile(r"[ \t]*\*\*[^*\r\n]+?(?::\*\*|\*\*:)")
 _HOW_TO_APPLY = patterns.compile(r"(?i)[ \t]*\*\*[ \t]*how to apply[ \t]*(?::\*\*|\*\*:)[ \t]*(.*)\z")
@@ -250,11 +249,47 @@ def how_to_apply_section(body: str) -> str | None:
 def wikilinks(body: str) -> list[str]:
     """The ``[[link]]`` targets of a body in order of first appearance, without
     ``|alias`` or ``#heading`` parts, each once."""
-    if "[[" not in body:
-        return []
     seen: dict[str, None] = {}
-    for match in _WIKILINK.finditer(body):
-        target = match.group(1).split("|", 1)[0].split("#", 1)[0].strip()
+    for _start, inside in wikilink_spans(body):
+        target = inside.split("|", 1)[0].split("#", 1)[0].strip()
         if target and target not in seen:
             seen[target] = None
     return list(seen)
+
+
+def wikilink_spans(text: str) -> list[tuple[int, str]]:
+    """(start, inside) of each ``[[inside]]`` of `text`, left to right: the
+    inside is one character or more with no '[', ']' or line break, and ']]'
+    follows it (what the pattern ``\\[\\[([^\\[\\]\\r\\n]+?)\\]\\]`` finds).
+
+    The next place of each of those characters is remembered and only ever
+    looked for further on, so no character is looked at twice."""
+    found: list[tuple[int, str]] = []
+    start = text.find("[[")
+    end = len(text)
+    opening = closing = carriage = newline = -1  # the next place of each, at or after the last look
+    while start >= 0:
+        inner = start + 2
+        if opening < inner:
+            opening = text.find("[", inner)
+            if opening < 0:
+                opening = end
+        if closing < inner:
+            closing = text.find("]", inner)
+            if closing < 0:
+                closing = end
+        if carriage < inner:
+            carriage = text.find("\r", inner)
+            if carriage < 0:
+                carriage = end
+        if newline < inner:
+            newline = text.find("\n", inner)
+            if newline < 0:
+                newline = end
+        stop = min(opening, closing, carriage, newline)
+        if stop == closing and stop > inner and text.startswith("]]", stop):
+            found.append((start, text[inner:stop]))
+            start = text.find("[[", stop + 2)
+        else:
+            start = text.find("[[", start + 1)
+    return found

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.model.entry import wikilink_spans
 from conformance.validator.core import output
 from conformance.validator.core.positions import LineIndex
 from conformance.validator.memoir import entry, session, yaml_hazards
@@ -103,14 +104,14 @@ ENTRY_PIECES = ["[[", "]]", "[", "]", "a", "b|c", "#", "\r", "\n", " ", "'", "-"
 @given(text=st.lists(st.sampled_from(["[[", "]]", "[", "]", "a", "b|c", "\n", "\r", " "]), max_size=16).map("".join))
 def test_wikilinks_are_found_where_their_pattern_finds_them(text):
     spans = [(m.start(), m.group(1)) for m in re.finditer(r"\[\[([^\[\]\r\n]+?)\]\]", text)]
-    assert entry.wikilink_spans(text) == spans
+    assert wikilink_spans(text) == spans
 
 
 @settings(max_examples=1000, deadline=None)
 @given(text=_texts(ENTRY_PIECES, size=24))
 def test_the_entry_checks_read_as_their_patterns_read(text):
     spans = [(m.start(), m.group(1)) for m in re.finditer(r"\[\[([^\[\]\r\n]+?)\]\]", text)]
-    assert list(entry.wikilink_spans(text)) == spans
+    assert list(wikilink_spans(text)) == spans
     assert entry.has_how_to_apply_heading(text) == bool(
         re.search(r"^ {0,3}#{1,6}[ \t]+how to apply\b", text, re.IGNORECASE | re.MULTILINE))
     assert entry._joined(text) == re.sub(r"[-_ ]+", "_", text)
@@ -168,7 +169,7 @@ def test_the_secret_scan_reads_a_text_with_a_lone_surrogate():
 def _link_places_by_index(body: str, body_line: int) -> tuple:
     index = LineIndex(body)
     places: dict = {}
-    for start, inner in entry.wikilink_spans(body):
+    for start, inner in wikilink_spans(body):
         target = inner.split("|", 1)[0].split("#", 1)[0].strip()
         if target and target not in places:
             line, column = index.place(start)

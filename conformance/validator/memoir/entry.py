@@ -22,7 +22,7 @@ from typing import Callable, NamedTuple
 
 from conformance import linear_schema
 from conformance.model import dates
-from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed
+from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed, wikilink_spans
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
 from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.core.positions import LineIndex
@@ -328,68 +328,6 @@ def _link_places(body: str, body_line: int) -> tuple[tuple[str, int, int], ...]:
                 counted = start
                 places[target] = (line, start - line_start + 1)
     return tuple((target, line, column) for target, (line, column) in places.items())
-
-
-def wikilink_spans(text: str) -> list[tuple[int, str]]:
-    """(start, inside) of each ``[[inside]]`` of `text`, left to right, as the
-    model's pattern ``\\[\\[([^\\[\\]\\r\\n]+?)\\]\\]`` finds them: a plain parser.
-
-    The inside ends at the first '[', ']', '\\r' or '\\n'; the next place of
-    each is remembered and only ever looked for further on, so no character
-    is looked at twice."""
-    starts = text.count("[[")
-    if not starts:
-        return []
-    if starts <= 64:  # the commonest case, and a list of pieces that stays small
-        parts = text.split("[[")
-        if not any(part[:1] == "[" for part in parts):
-            return _spans_between(parts)
-    found: list[tuple[int, str]] = []
-    start = text.find("[[")
-    end = len(text)
-    opening = closing = carriage = newline = -1  # the next place of each, at or after the last look
-    while start >= 0:
-        inner = start + 2
-        if opening < inner:
-            opening = text.find("[", inner)
-            if opening < 0:
-                opening = end
-        if closing < inner:
-            closing = text.find("]", inner)
-            if closing < 0:
-                closing = end
-        if carriage < inner:
-            carriage = text.find("\r", inner)
-            if carriage < 0:
-                carriage = end
-        if newline < inner:
-            newline = text.find("\n", inner)
-            if newline < 0:
-                newline = end
-        stop = min(opening, closing, carriage, newline)
-        if stop == closing and stop > inner and text.startswith("]]", stop):
-            found.append((start, text[inner:stop]))
-            start = text.find("[[", stop + 2)
-        else:
-            start = text.find("[[", start + 1)
-    return found
-
-
-def _spans_between(parts: list[str]) -> list[tuple[int, str]]:
-    """`wikilink_spans` of the text that `parts` are the pieces of, cut at each
-    "[[", when no piece starts with "[" (no "[[[": each "[[" is then a start,
-    and a link is what its piece holds before "]]", without '[', ']' or a line
-    break)."""
-    found: list[tuple[int, str]] = []
-    start = len(parts[0])
-    for part in parts[1:]:
-        close = part.find("]")
-        if close > 0 and part[close + 1:close + 2] == "]":
-            inside = part[:close]
-            if "[" not in inside and "\n" not in inside and "\r" not in inside:
-                found.append((start, inside))
-        start += 2 + len(part)
-    return found
 
 
 # -- legacy dialects (Appendix A) ---------------------------------------------------
