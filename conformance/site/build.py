@@ -28,7 +28,7 @@ from pathlib import Path
 
 from conformance import __version__
 from conformance.runner import result_model
-from conformance.runner.grading import LEVEL_NAMES, OUTCOMES
+from conformance.runner.grading import LEVEL_NAMES
 from conformance.report.junit import _section_key
 from conformance.runner.requirements import RequirementIndex
 from conformance.site import cells
@@ -157,6 +157,11 @@ def build(reports: list[SiteReport], out: Path, index: RequirementIndex,
     return Built(out, 1 + len(reports) + len(rows), len(rows))
 
 
+def _section_state(vector: dict) -> str:
+    """A vector's column in the outcomes by section: its state, or a stale or unexpected pass of the expect-fail file."""
+    return vector["outcome"] if vector["outcome"] in SHOWN_OUTCOMES else cells.vector_state(vector)
+
+
 def implementation_context(report: SiteReport) -> dict:
     """An implementation's page: its failures (worst first) and its outcomes by section."""
     vectors = report.data["vectors"]
@@ -168,8 +173,10 @@ def implementation_context(report: SiteReport) -> dict:
     by_section: dict[tuple[str, str], Counter] = {}
     for vector in vectors:
         key = (vector["sections"][0] if vector["sections"] else "?", vector["level"])
-        by_section.setdefault(key, Counter())[vector["outcome"]] += 1
-    outcomes = [outcome for outcome in OUTCOMES if any(counts[outcome] for counts in by_section.values())]
+        by_section.setdefault(key, Counter())[_section_state(vector)] += 1
+    # Counted as the failures list and the matrix show them: a SHOULD-only failure is not a "fail".
+    columns = [(state, cells.STATE_LABELS[state]) for state in cells.STATES] + [(o, o) for o in SHOWN_OUTCOMES]
+    outcomes = [(state, label) for state, label in columns if any(counts[state] for counts in by_section.values())]
     section_rows = sorted(by_section.items(),
                           key=lambda item: (_section_key(item[0][0]), cells.LEVEL_ORDER.index(item[0][1])))
     return {

@@ -154,3 +154,20 @@ def test_invisible_characters_are_shown_on_the_site(report_paths, tmp_path, caps
     for raw in ("\u202e", "\u00a0", "\u3000", "\u200b", "\U000e0041", "\ufeff", "\u2066", "\u200d"):
         assert raw not in text
     assert "\\u202e" in text and "\\u00a0" in text and "\\u3000" in text and "\\udb40\\udc41" in text
+
+
+def test_outcomes_by_section_count_a_should_only_failure_as_should_not_as_fail(report_paths, tmp_path, capsys):
+    report = json.loads(report_paths["mutant-03"].read_text())
+    for vector in report["vectors"]:
+        if vector["result"] == "fail":
+            vector["failed_strengths"] = ["should"]
+            for failure in vector["failures"]:
+                failure["strength"] = "should"
+    edited = tmp_path / "should-only.json"
+    edited.write_text(json.dumps(report))
+    assert main(["report", str(edited), "-o", str(tmp_path / "site")]) == 0
+    capsys.readouterr()
+    page = next((tmp_path / "site" / "impl").iterdir()).read_text()
+    table = page[page.index('<table class="by-section">'):]
+    header = table[:table.index("</thead>")]
+    assert '<th scope="col">SHOULD only</th>' in header and '<th scope="col">fail</th>' not in header, header
