@@ -612,8 +612,10 @@ class AdapterProcess:
             # read from the pipe but not yet in the buffer.
             fd = stream.fileno()
             os.set_blocking(fd, False)
+            ready = select.poll()   # not select(): it refuses descriptors past 1023
+            ready.register(fd, select.POLLIN)
             while True:
-                select.select([fd], [], [])
+                ready.poll()
                 with self._stderr_lock:
                     if not self._read_stderr(fd, reads=1):
                         break
