@@ -8,9 +8,13 @@ adapters), so the kit's own files are never touched, and it works the same
 from a checkout and from an installed wheel.
 
 mutmut keeps the results of functions it has seen before and re-runs only
-what changed in the model. Anything else changing (a vector, the runner,
-the harness) can change any result, so a kept work directory whose
-non-model files differ from the last run's is started afresh.
+what changed in the model. Anything else changing (the runner, the
+harness, a vector changed or removed) can change any result, so a kept work
+directory whose non-model files differ from the last run's is started
+afresh, with one exception: when the corpus only gained vectors, every kill
+still holds (each vector is a test of its own, and no test that failed
+passes for another test's being added), so the kills are kept and only the
+other mutants are tested again, against the old vectors and the new.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 
 import conformance
 from conformance import resources
-from conformance.model_mutation.outcomes import METHOD_SEPARATOR
+from conformance.model_mutation.outcomes import DEAD, METHOD_SEPARATOR, status_of
 
 MUTMUT_CONFIG = """\
 # Written by `memoir-conform model-mutation` (conformance/model_mutation/workspace.py).
@@ -36,7 +40,7 @@ pytest_add_cli_args_test_selection = ["conformance/model_mutation/harness.py"]
 pytest_add_cli_args = ["-p", "no:cacheprovider"]
 use_git_change_detection = false
 """
-FINGERPRINT = ".memoir-fingerprint"
+CONTENTS = ".memoir-contents.json"  # what the results are of: the configuration, each vector by id, every other file
 CORPUS = ".memoir-corpus-digest"   # the corpus the results are of, for --no-run
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "_data")
 
@@ -59,15 +63,56 @@ def _counts(relative: str) -> bool:
     return relative != "conformance/model_mutation/equivalents.json"
 
 
-def fingerprint(project: Path) -> str:
-    """sha256 over every file of the project that can change an outcome behind mutmut's back."""
-    digest = hashlib.sha256()
+def contents(project: Path) -> dict[str, dict[str, str]]:
+    """What can change an outcome behind mutmut's back: the digest of each
+    vector of the corpus by id (with its file's other keys), and of every other
+    counted file by path."""
+    files: dict[str, str] = {}
+    vectors: dict[str, str] = {}
     for name in sorted(sources()):
         for path in sorted((project / name).rglob("*")):
             relative = path.relative_to(project).as_posix()
-            if path.is_file() and _counts(relative):
-                digest.update(relative.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+            if not path.is_file() or not _counts(relative):
+                continue
+            data = path.read_bytes()
+            each = _vectors_of(relative, data)
+            if each is None:
+                files[relative] = hashlib.sha256(data).hexdigest()
+            else:
+                vectors.update(each)
+    return {"files": files, "vectors": vectors}
+
+
+def _vectors_of(relative: str, data: bytes) -> dict[str, str] | None:
+    """Vector id -> digest for a vector file (a JSON object with a list of `vectors`), else None."""
+    if not (relative.startswith("vectors/") and relative.endswith(".json")):
+        return None
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("vectors"), list):
+        return None
+    rest = {key: value for key, value in document.items() if key != "vectors"}
+    found = {}
+    for vector in document["vectors"]:
+        if not isinstance(vector, dict) or not isinstance(vector.get("id"), str) or vector["id"] in found:
+            return None  # not a corpus this can compare vector by vector: the file decides as a whole
+        text = json.dumps({"file": rest, "vector": vector}, sort_keys=True, ensure_ascii=False)
+        found[vector["id"]] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return found
+
+
+def only_added(before: dict, after: dict) -> bool:
+    """Whether `after` is `before` with vectors added (and the corpus's new files, a golden store's
+    say), nothing else changed or removed."""
+    old_files, old_vectors = before.get("files"), before.get("vectors")
+    if not isinstance(old_files, dict) or not isinstance(old_vectors, dict):
+        return False
+    new_files = {path for path in after["files"] if path not in old_files}
+    return (all(after["files"].get(path) == digest for path, digest in old_files.items())
+            and all(path.startswith("vectors/") for path in new_files)
+            and all(after["vectors"].get(vector_id) == digest for vector_id, digest in old_vectors.items()))
 
 
 def mutated_files(only: list[str] = ()) -> list[str]:
@@ -90,12 +135,48 @@ def build(project: Path, corpus_digest: str, only: list[str] = ()) -> None:
     config = MUTMUT_CONFIG.format(only_mutate=json.dumps(mutated_files(only)))
     (project / "pyproject.toml").write_text(config, encoding="utf-8")
     # Results of another scope are not these: a wider run after a narrow one starts afresh.
-    current = hashlib.sha256((fingerprint(project) + config).encode("utf-8")).hexdigest()
-    marker = project / FINGERPRINT
-    if not marker.is_file() or marker.read_text(encoding="utf-8") != current:
-        shutil.rmtree(project / "mutants", ignore_errors=True)
-        marker.write_text(current, encoding="utf-8")
+    now = {"config": config, **contents(project)}
+    listed = project / CONTENTS
+    before = _load_json(listed)
+    if before != now:
+        if before is not None and before.get("config") == config and only_added(before, now) and has_results(project):
+            retested = retest_survivors(project)
+            print(f"the corpus only gained vectors: its kills are kept, {retested} other mutants are tested again")
+        else:
+            shutil.rmtree(project / "mutants", ignore_errors=True)
+        listed.write_text(json.dumps(now, sort_keys=True), encoding="utf-8")
     (project / CORPUS).write_text(corpus_digest, encoding="utf-8")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _load_json(path: Path) -> dict | None:
+    text = _read(path)
+    try:
+        loaded = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
+def retest_survivors(project: Path) -> int:
+    """Forget mutmut's result for every mutant not killed (survived, unreached, not run), so that it
+    is tested again; keep the kills. How many were forgotten."""
+    forgotten = 0
+    for meta in (project / "mutants").rglob("*.py.meta"):
+        document = json.loads(meta.read_text(encoding="utf-8"))
+        codes = document.get("exit_code_by_key", {})
+        for name, code in codes.items():
+            if code is not None and status_of(code) not in DEAD:
+                codes[name] = None
+                forgotten += 1
+        meta.write_text(json.dumps(document), encoding="utf-8")
+    return forgotten
 
 
 def results_corpus(project: Path) -> str | None:
