@@ -266,28 +266,15 @@ def wikilink_spans(text: str) -> list[tuple[int, str]]:
     looked for further on, so no character is looked at twice."""
     found: list[tuple[int, str]] = []
     start = text.find("[[")
-    end = len(text)
-    opening = closing = carriage = newline = -1  # the next place of each, at or after the last look
+    following = dict.fromkeys("[]\r\n", -1)  # the next place of each, at or after the last look
     while start >= 0:
         inner = start + 2
-        if opening < inner:
-            opening = text.find("[", inner)
-            if opening < 0:
-                opening = end
-        if closing < inner:
-            closing = text.find("]", inner)
-            if closing < 0:
-                closing = end
-        if carriage < inner:
-            carriage = text.find("\r", inner)
-            if carriage < 0:
-                carriage = end
-        if newline < inner:
-            newline = text.find("\n", inner)
-            if newline < 0:
-                newline = end
-        stop = min(opening, closing, carriage, newline)
-        if stop == closing and stop > inner and text.startswith("]]", stop):
+        for char, place in following.items():
+            if place < inner:
+                place = text.find(char, inner)
+                following[char] = place if place >= 0 else len(text)
+        stop = min(following.values())
+        if stop == following["]"] and stop > inner and text.startswith("]]", stop):
             found.append((start, text[inner:stop]))
             start = text.find("[[", stop + 2)
         else:

@@ -26,7 +26,7 @@ from linear_probe import (applying, cost, hostile_shapes, hostile_text,  # noqa:
                           inline_pattern_calls, package_patterns)
 
 from conformance import linear_schema, patterns  # noqa: E402
-from conformance.model.entry import first_heading  # noqa: E402
+from conformance.model.entry import first_heading, wikilink_spans  # noqa: E402
 from conformance.resources import schema_dir  # noqa: E402
 from conformance.validator.memoir.entry import looks_like_index  # noqa: E402
 from conformance.validator.reme_vault.links import wikilinks  # noqa: E402
@@ -138,6 +138,8 @@ def _grows_linearly(function, make, small=20_000) -> bool:
     (first_heading, lambda n: "# a" + " \t" * (n // 2) + "x"),
     (looks_like_index, lambda n: "- [a](" + ".md#" * (n // 4) + ")\n- [a](a.md)\n- [b](b.md)\n"),
     (wikilinks, lambda n: "`" * n),
-], ids=["model-heading", "validator-index-line", "reme-code-span"])
+    (wikilink_spans, lambda n: "[[" * (n // 2)),
+    (wikilink_spans, lambda n: "[[a]" * (n // 4) + "]]"),
+], ids=["model-heading", "validator-index-line", "reme-code-span", "model-link-openings", "model-link-near-misses"])
 def test_the_inputs_of_issue_24_take_linear_time(function, make):
     assert _grows_linearly(function, make)
