@@ -48,7 +48,7 @@ def parse_date(value: object) -> datetime | None:
         moment = datetime.combine(day, datetime.min.time().replace(
             hour=int(text[11:13]), minute=int(text[14:16]), second=second, microsecond=micros))
         return moment.replace(tzinfo=_offset(zone or None)).astimezone(timezone.utc)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: an offset carries year 1 or 9999 out of range in UTC
         return None
 
 
