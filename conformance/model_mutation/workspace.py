@@ -148,24 +148,17 @@ def build(project: Path, corpus_digest: str, only: list[str] = ()) -> None:
     (project / CORPUS).write_text(corpus_digest, encoding="utf-8")
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-
-
 def _load_json(path: Path) -> dict | None:
-    text = _read(path)
+    """The JSON object in `path`; None when it is missing or not one."""
     try:
-        loaded = json.loads(text) if text is not None else None
-    except ValueError:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None
 
 
 def retest_survivors(project: Path) -> int:
-    """Forget mutmut's result for every mutant not killed (survived, unreached, not run), so that it
+    """Forget mutmut's result for every mutant decided but not killed (survived, unreached), so that it
     is tested again; keep the kills. How many were forgotten."""
     forgotten = 0
     for meta in (project / "mutants").rglob("*.py.meta"):
