@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Callable, NamedTuple
 
 from conformance import linear_schema
+from conformance.schema_precheck import precheck
 from conformance.model import dates
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed, wikilink_spans
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
@@ -644,7 +645,8 @@ def _file_name_findings(display: str, link: str, fields: dict, read_type: object
 
 
 @lru_cache(maxsize=1)
-def _entry_schema() -> tuple[object, frozenset[str], str]:
+def _entry_schema() -> tuple[dict, frozenset[str], str]:
+    """The entry schema, the keys it names and its date pattern."""
     from conformance.resources import load_schema
 
     schema = load_schema("entry.schema.json")
@@ -652,7 +654,18 @@ def _entry_schema() -> tuple[object, frozenset[str], str]:
     for branch in schema.get("allOf", ()):
         known.update(branch.get("then", {}).get("properties", {}))
         known.update(branch.get("then", {}).get("if", {}).get("properties", {}))
-    return linear_schema.validator(schema), frozenset(known), schema["$defs"]["date"]["pattern"]
+    return schema, frozenset(known), schema["$defs"]["date"]["pattern"]
+
+
+@lru_cache(maxsize=1)
+def _entry_precheck() -> Callable[[object], bool | None]:
+    return precheck(_entry_schema()[0])
+
+
+@lru_cache(maxsize=1)
+def _entry_validator():
+    """jsonschema's validator of the entry schema: imported only for a shape the precheck does not pass."""
+    return linear_schema.validator(_entry_schema()[0])
 
 
 _ENUM_KEYS = frozenset({"type", "scope"})
@@ -696,6 +709,7 @@ def _thaw(shape: object) -> object:
 def prepare() -> None:
     """Compile the entry schema now (before worker processes fork)."""
     _date_pattern()
+    _entry_precheck()
 
 
 @lru_cache(maxsize=1)
@@ -752,9 +766,11 @@ def _required_property(message: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _schema_errors_of_shape(shape: tuple) -> tuple[tuple[tuple, str, object, str | None], ...]:
-    validator = _entry_schema()[0]
+    document = _thaw(shape)
+    if _entry_precheck()(document) is True:
+        return ()
     found = []
-    for error in validator.iter_errors(_thaw(shape)):
+    for error in _entry_validator().iter_errors(document):
         missing = None
         if error.validator == "required":
             missing = _required_property(error.message)

@@ -1,7 +1,7 @@
 """Checks of a session file (spec 4, 5, 6).
 
-First the shape: well-formed JSON, then schema/session.schema.json through
-jsonschema. Then the meaning, which no schema can say: identities (5.1)
+First the shape: well-formed JSON, then schema/session.schema.json (through
+jsonschema, for a session the schema precheck does not find valid). Then the meaning, which no schema can say: identities (5.1)
 repeated in one list, an action both live and parked, a live item its own
 tombstone suppresses (5.3.2), the purged form of a decision tombstone
 (5.3.1), dates that are missing or name no real day, lists beyond the
@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from itertools import islice
+from typing import Callable
 
 from conformance import linear_schema
 from conformance.model import dates
 from conformance.model.identity import PURGED_TEXT, item_key, text_hash
+from conformance.schema_precheck import precheck
 from conformance.validator.memoir import rules
 from conformance.validator.core.findings import MAX_PER_RULE, Diagnostic, diagnostic
 from conformance.validator.memoir.jsonpos import JsonPlaces, pointer
@@ -63,11 +65,28 @@ def _reject_constant(name: str) -> object:
 
 
 @lru_cache(maxsize=1)
-def _session_validator():
+def _session_schema() -> tuple[dict, Callable[[object], bool | None]]:
     from conformance.resources import load_schema
 
     schema = load_schema("session.schema.json")
+    return schema, precheck(schema)
+
+
+@lru_cache(maxsize=1)
+def _session_validator():
+    """jsonschema's validator of the session schema: imported only for a session the precheck does not pass."""
+    schema = _session_schema()[0]
     return linear_schema.validator(schema), schema["$defs"]["date"]["pattern"]
+
+
+def _schema_departures(data: object) -> tuple[list, str | None]:
+    """jsonschema's errors on `data` (one more than are reported, at most) and the schema's date pattern;
+    none, and jsonschema not asked, when the precheck finds `data` valid."""
+    if _session_schema()[1](data) is True:
+        return [], None
+    validator, date_pattern = _session_validator()
+    # A hostile session has a million errors: the first ones are enough to say so.
+    return list(islice(validator.iter_errors(data), MAX_PER_RULE + 1)), date_pattern
 
 
 def check_session(display: str, text: str) -> list[Diagnostic]:
@@ -101,10 +120,8 @@ def check_session(display: str, text: str) -> list[Diagnostic]:
                        "read it with a tool that knows that version", ("version",))
             return report.found
 
-    validator, date_pattern = _session_validator()
     bad_dates: set[tuple] = set()
-    # A hostile session has a million errors: the first ones are enough to say so.
-    errors = list(islice(validator.iter_errors(data), MAX_PER_RULE + 1))
+    errors, date_pattern = _schema_departures(data)
     if len(errors) > MAX_PER_RULE:
         errors.pop()
         report.add(rules.SESSION_SCHEMA, f"more than {MAX_PER_RULE} departures from the schema: the rest were not "

@@ -1,0 +1,163 @@
+"""The schema precheck answers as jsonschema does, or says it is not sure.
+
+`conformance.schema_precheck` lets the validator skip jsonschema for valid
+entries and sessions; a True where jsonschema finds an error would hide a
+finding, and a False where it finds none would skip an `if`'s `then`. Both
+are compared with jsonschema on the vectors' sessions and entries and on
+documents derived from them by hypothesis, one change at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance import linear_schema
+from conformance.model.entry import read_entry
+from conformance.model.session import sanitize
+from conformance.resources import load_schema, vectors_dir
+from conformance.schema_precheck import precheck
+
+SCHEMAS = ("entry.schema.json", "session.schema.json")
+
+
+@lru_cache(maxsize=None)
+def _judges(name: str):
+    schema = load_schema(name)
+    return precheck(schema), linear_schema.validator(schema)
+
+
+def _agrees(name: str, document: object) -> bool | None:
+    """The precheck's answer on `document`, after checking that it is jsonschema's where it is given."""
+    check, validator = _judges(name)
+    verdict = check(document)
+    if verdict is not None:
+        errors = [error.message for error in validator.iter_errors(document)]
+        assert verdict == (not errors), (document, verdict, errors)
+    return verdict
+
+
+@lru_cache(maxsize=1)
+def _vector_documents() -> dict[str, list]:
+    """The sessions (anything with `version` and `current`) and the entry fields the vectors hold."""
+    sessions, entries = [], []
+
+    def walk(value):
+        if isinstance(value, dict):
+            if "version" in value and "current" in value:
+                sessions.append(value)
+            for key, item in value.items():
+                if isinstance(item, str) and str(key).endswith(".md"):
+                    entries.append(read_entry(key[:-3], item)["fields"])
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for path in sorted(vectors_dir().rglob("*.json")):
+        try:
+            walk(json.loads(path.read_text(encoding="utf-8")))
+        except ValueError:
+            continue
+    # A vector's session is often partial (the runner fills in the rest): completed, most are valid.
+    completed = [{"created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-02T00:00:00Z", **sanitize(session)}
+                 for session in sessions]
+    return {"session.schema.json": sessions + completed, "entry.schema.json": entries}
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_the_vectors_documents_are_judged_as_jsonschema_judges_them(name):
+    documents = _vector_documents()[name]
+    verdicts = [_agrees(name, document) for document in documents]
+    assert len(documents) > 100
+    # Many are valid, and the precheck must say so for it to save anything.
+    assert verdicts.count(True) > len(documents) / 3
+
+
+def test_a_schema_with_a_keyword_it_does_not_know_is_never_judged():
+    check = precheck({"type": "object", "patternProperties": {"^x": {"type": "string"}}})
+    assert check({}) is None and check({"x": 1}) is None
+
+
+@pytest.mark.parametrize("schema, document, verdict", [
+    ({"type": "integer"}, 2.0, None),          # jsonschema takes 2.0 for an integer
+    ({"type": "integer"}, True, False),        # and a boolean for none
+    ({"const": True}, 1, False),               # True is not 1 to jsonschema
+    ({"const": 1}, 1.0, None),                 # but 1.0 is 1
+    ({"enum": ["a", ["b"]]}, ["b"], None),     # lists compare item by item
+    ({"minimum": 1}, True, True),              # a boolean is no number
+    ({"if": {"const": 1.5}, "then": False}, 1.5, None),
+    ({"properties": {"a": {"$ref": "#/$defs/d"}}, "$defs": {"d": {"type": "string"}}}, {"a": 1}, False),
+])
+def test_where_jsonschema_s_meaning_is_subtle_it_answers_as_jsonschema_or_not_at_all(schema, document, verdict):
+    assert precheck(schema)(document) is verdict
+    if verdict is not None:
+        assert verdict == (not list(linear_schema.validator(schema).iter_errors(document)))
+
+
+# -- documents one change away from the vectors' ------------------------------------------
+
+_WORDS = ["", " ", "x", "fact", "decision", "lesson", "goal", "next_action", "preference", "global", "project",
+          "2026-07-01", "2026-07-01T10:00:00Z", "2026-7-1", "not a date", "label", "last_seen", "text"]
+_SCALARS = st.one_of(st.sampled_from(_WORDS), st.integers(-2, 3), st.sampled_from([0.0, 1.0, 1.5, -1.0]),
+                     st.booleans(), st.none())
+
+
+def _values(keys: list[str]):
+    return st.recursive(_SCALARS, lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(keys + _WORDS[:4]), inner, max_size=4)), max_leaves=8)
+
+
+def _paths(document, path=()):
+    yield path
+    if isinstance(document, dict):
+        for key, item in document.items():
+            yield from _paths(item, (*path, key))
+    elif isinstance(document, list):
+        for index, item in enumerate(document):
+            yield from _paths(item, (*path, index))
+
+
+def _changed(document, path, value, delete):
+    if not path:
+        return value
+    copy = json.loads(json.dumps(document))
+    parent = copy
+    for part in path[:-1]:
+        parent = parent[part]
+    if delete:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return copy
+
+
+def _schema_keys(node) -> set[str]:
+    keys = set()
+    if isinstance(node, dict):
+        for key, item in node.items():
+            if key in ("properties", "$defs"):
+                keys.update(item)
+            keys.update(_schema_keys(item))
+    elif isinstance(node, list):
+        for item in node:
+            keys.update(_schema_keys(item))
+    return keys
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_document_one_change_from_a_vector_s_is_judged_as_jsonschema_judges_it(name, data):
+    documents = _vector_documents()[name]
+    document = documents[data.draw(st.integers(0, len(documents) - 1), label="document")]
+    path = data.draw(st.sampled_from(list(_paths(document))), label="path")
+    delete = bool(path) and data.draw(st.booleans(), label="delete")
+    value = None if delete else data.draw(_values(sorted(_schema_keys(load_schema(name)))), label="value")
+    _agrees(name, _changed(document, path, value, delete))
