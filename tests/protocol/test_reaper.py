@@ -4,7 +4,6 @@ its exit status and its pid exactly as if the runner had started it itself."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path

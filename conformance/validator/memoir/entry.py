@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Callable, NamedTuple
 
 from conformance import linear_schema
-from conformance.schema_precheck import precheck
+from conformance.schema_errors import error_finder
 from conformance.model import dates
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed, wikilink_spans
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
@@ -658,13 +658,13 @@ def _entry_schema() -> tuple[dict, frozenset[str], str]:
 
 
 @lru_cache(maxsize=1)
-def _entry_precheck() -> Callable[[object], bool | None]:
-    return precheck(_entry_schema()[0])
+def _entry_error_finder() -> Callable[[object], list | None]:
+    return error_finder(_entry_schema()[0])
 
 
 @lru_cache(maxsize=1)
 def _entry_validator():
-    """jsonschema's validator of the entry schema: imported only for a shape the precheck does not pass."""
+    """jsonschema's validator of the entry schema, for a shape the error finder is not sure of."""
     return linear_schema.validator(_entry_schema()[0])
 
 
@@ -709,7 +709,7 @@ def _thaw(shape: object) -> object:
 def prepare() -> None:
     """Compile the entry schema now (before worker processes fork)."""
     _date_pattern()
-    _entry_precheck()
+    _entry_error_finder()
 
 
 @lru_cache(maxsize=1)
@@ -767,15 +767,12 @@ def _required_property(message: str) -> str | None:
 @lru_cache(maxsize=4096)
 def _schema_errors_of_shape(shape: tuple) -> tuple[tuple[tuple, str, object, str | None], ...]:
     document = _thaw(shape)
-    if _entry_precheck()(document) is True:
-        return ()
-    found = []
-    for error in _entry_validator().iter_errors(document):
-        missing = None
-        if error.validator == "required":
-            missing = _required_property(error.message)
-        expected = error.validator_value
-        found.append((tuple(error.absolute_path), str(error.validator), _freeze(expected), missing))
+    found = _entry_error_finder()(document)
+    if found is None:
+        found = [(tuple(error.absolute_path), str(error.validator), error.validator_value,
+                  _required_property(error.message) if error.validator == "required" else None)
+                 for error in _entry_validator().iter_errors(document)]
+    found = [(path, keyword, _freeze(expected), missing) for path, keyword, expected, missing in found]
     found.sort(key=lambda item: (item[0] and str(item[0][0]) or "", item[1], str(item[3])))
     return tuple(found)
 

@@ -1,7 +1,7 @@
 """Checks of a session file (spec 4, 5, 6).
 
 First the shape: well-formed JSON, then schema/session.schema.json (through
-jsonschema, for a session the schema precheck does not find valid). Then the meaning, which no schema can say: identities (5.1)
+jsonschema, for a session with departures). Then the meaning, which no schema can say: identities (5.1)
 repeated in one list, an action both live and parked, a live item its own
 tombstone suppresses (5.3.2), the purged form of a decision tombstone
 (5.3.1), dates that are missing or name no real day, lists beyond the
@@ -19,7 +19,7 @@ from typing import Callable
 from conformance import linear_schema
 from conformance.model import dates
 from conformance.model.identity import PURGED_TEXT, item_key, text_hash
-from conformance.schema_precheck import precheck
+from conformance.schema_errors import error_finder
 from conformance.validator.memoir import rules
 from conformance.validator.core.findings import MAX_PER_RULE, Diagnostic, diagnostic
 from conformance.validator.memoir.jsonpos import JsonPlaces, pointer
@@ -65,24 +65,24 @@ def _reject_constant(name: str) -> object:
 
 
 @lru_cache(maxsize=1)
-def _session_schema() -> tuple[dict, Callable[[object], bool | None]]:
+def _session_schema() -> tuple[dict, Callable[[object], list | None]]:
     from conformance.resources import load_schema
 
     schema = load_schema("session.schema.json")
-    return schema, precheck(schema)
+    return schema, error_finder(schema)
 
 
 @lru_cache(maxsize=1)
 def _session_validator():
-    """jsonschema's validator of the session schema: imported only for a session the precheck does not pass."""
+    """jsonschema's validator of the session schema, for a session with departures: its errors are reported."""
     schema = _session_schema()[0]
     return linear_schema.validator(schema), schema["$defs"]["date"]["pattern"]
 
 
 def _schema_departures(data: object) -> tuple[list, str | None]:
     """jsonschema's errors on `data` (one more than are reported, at most) and the schema's date pattern;
-    none, and jsonschema not asked, when the precheck finds `data` valid."""
-    if _session_schema()[1](data) is True:
+    none, and jsonschema not asked, when the schema's error finder is sure there is none."""
+    if _session_schema()[1](data) == []:
         return [], None
     validator, date_pattern = _session_validator()
     # A hostile session has a million errors: the first ones are enough to say so.
