@@ -20,7 +20,7 @@ from conformance import patterns, resources
 from conformance.runner.checks import MISSING
 from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector
 from conformance.runner.requirements import RequirementIndex
-from conformance.runner.strength import ADVISORY, LABELS, MUST
+from conformance.runner.strength import ADVISORY, LABELS, MUST, SHOULD
 from conformance.runner.vectors import Vector, store_files
 
 VALUE_CHARS = 300
@@ -154,12 +154,15 @@ def describe_failure(item: GradedVector, requirements: RequirementIndex) -> str:
     """The block for one vector that did not pass (or did, against an expect-fail entry)."""
     vector, result = item.vector, item.result
     badges = [LEVEL_NAMES[vector.level]]
+    head = KINDS[item.outcome]
     if item.outcome == "fail" and MUST not in item.failed_strengths:
         badges.append(f"only {' and '.join(LABELS[name] for name in item.failed_strengths)} checks failed: "
                       "no level cost")
+        # Not "FAIL": a reader skimming the log for failures must not count this one against a level.
+        head = "SHOULD FAILED" if SHOULD in item.failed_strengths else "ADVISORY FAILED"
     elif item.outcome == "error" and not item.decides:
         badges.append("no MUST check: no level cost")
-    lines = [f"{KINDS[item.outcome]} {vector.id}  [{', '.join(badges)}; spec {', '.join(vector.sections)}]",
+    lines = [f"{head} {vector.id}  [{', '.join(badges)}; spec {', '.join(vector.sections)}]",
              f"  {vector.title}"]
     for requirement_id in vector.requirements:
         requirement = requirements.get(requirement_id)

@@ -113,7 +113,7 @@ def test_a_should_only_failure_is_an_xfail_with_its_reason_and_fails_with_runxfa
     strict = pytester.runpytest("-p", "no:cacheprovider", "--memoir-adapter", REFERENCE,
                                 "--memoir-vectors", str(vectors), "-k", "t.should.fails", "--runxfail")
     strict.assert_outcomes(failed=1)
-    assert "FAIL t.should.fails  [Reader, only SHOULD checks failed: no level cost; spec 3.3]" in strict.stdout.str()
+    assert "SHOULD FAILED t.should.fails  [Reader, only SHOULD checks failed: no level cost; spec 3.3]" in strict.stdout.str()
 
 
 def test_a_failure_above_the_claimed_level_costs_nothing(pytester, vectors):

@@ -148,3 +148,20 @@ def test_console_report_shows_table_failures_and_verdict(record):
     assert "ERROR c.error" in text and "    | boom" in text
     assert "not applicable (1): the adapter does not declare op read_store" in text
     assert "a.pass" not in text
+
+
+def test_a_vector_whose_failed_checks_cost_no_level_is_not_headed_fail(vectors_root, tmp_path):
+    advisory = vector("g.amb-fails", tags=["ambiguous"], ambiguity="AMB-CASEFOLD",
+                      expect=[{"path": "/live/next_actions", "count": 5}])
+    write_vector_file(vectors_root, "area/t.json", [advisory])
+    chosen = load_corpus([vectors_root]).vectors
+    implementation = ModelImplementation()
+    described = implementation.describe()
+    graded = grade_vectors(chosen, run_vectors(chosen, implementation, described, tmp_path / "work"), INDEX, [])
+    record = RunRecord(
+        kit_version="0.1.0", spec="0.1.2", corpus_digest="d", implementation=implementation.label,
+        mode=implementation.mode, described=described, protocol=1, options={"jobs": 1}, graded=graded,
+        grade=grade(graded, "0.1.2", "full"), requirements=INDEX, left_out_newer=0, duration=0.5)
+    text = report_console.render(record)
+    assert "ADVISORY FAILED g.amb-fails  [Full, only advisory checks failed: no level cost; spec 5.2]" in text
+    assert "FAIL g.amb-fails" not in text
