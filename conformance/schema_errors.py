@@ -15,7 +15,7 @@ a keyword it does not read; the caller then asks jsonschema.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from conformance import linear_schema
@@ -70,16 +70,19 @@ def _compile(node: object, root: dict) -> Finder:
     return _together([_KEYWORDS[keyword](node, root) for keyword in node if keyword in _KEYWORDS])
 
 
+def _gathered(checks: Iterable[tuple[Finder, object, tuple]]) -> Errors:
+    """The errors of each (finder, value, path) in turn; None as soon as one is not sure."""
+    found: list[SchemaError] = []
+    for find, value, path in checks:
+        errors = find(value, path)
+        if errors is None:
+            return None
+        found += errors
+    return found
+
+
 def _together(finders: list[Finder]) -> Finder:
-    def find(value: object, path: tuple) -> Errors:
-        found: list[SchemaError] = []
-        for each in finders:
-            errors = each(value, path)
-            if errors is None:
-                return None
-            found += errors
-        return found
-    return find
+    return lambda value, path: _gathered((each, value, path) for each in finders)
 
 
 def _single(keyword: str, expected: object, test: Callable[[object], bool | None]) -> Finder:
@@ -155,14 +158,7 @@ def _properties(node: dict, root: dict) -> Finder:
     def find(value: object, path: tuple) -> Errors:
         if not isinstance(value, dict):
             return []
-        found: list[SchemaError] = []
-        for key, each in named:
-            if key in value:
-                errors = each(value[key], (*path, key))
-                if errors is None:
-                    return None
-                found += errors
-        return found
+        return _gathered((each, value[key], (*path, key)) for key, each in named if key in value)
     return find
 
 
@@ -176,13 +172,7 @@ def _additional_properties(node: dict, root: dict) -> Finder:
     def find(value: object, path: tuple) -> Errors:
         if not isinstance(value, dict):
             return []
-        found: list[SchemaError] = []
-        for key, item in value.items():
-            if key not in named:
-                errors = each(item, (*path, key))
-                if errors is None:
-                    return None
-                found += errors
+        found = _gathered((each, item, (*path, key)) for key, item in value.items() if key not in named)
         if found and len({error.path[len(path)] for error in found}) > 1:
             return None  # jsonschema visits the extra keys in a set's order, which varies from run to run
         return found
@@ -195,13 +185,7 @@ def _items(node: dict, root: dict) -> Finder:
     def find(value: object, path: tuple) -> Errors:
         if not isinstance(value, list):
             return []
-        found: list[SchemaError] = []
-        for index, item in enumerate(value):
-            errors = each(item, (*path, index))
-            if errors is None:
-                return None
-            found += errors
-        return found
+        return _gathered((each, item, (*path, index)) for index, item in enumerate(value))
     return find
 
 
