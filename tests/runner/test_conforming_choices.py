@@ -28,8 +28,9 @@ import yaml
 from conformance.model import entry as model_entry
 from conformance.model import frontmatter as model_frontmatter
 from conformance.model import merge as model_merge
+from conformance.model import writer as model_writer
 from conformance.model.frontmatter import parse_entry_text, serialize_frontmatter
-from conformance.model.identity import item_key
+from conformance.model.identity import PURGED_TEXT, item_key
 from conformance.model.session import DEFAULT_CAPS, load_session_text
 from conformance.model.store import atomic_write, edit_frontmatter, keep_beside
 from conformance.protocol.messages import ErrorResponse, OkResponse
@@ -866,6 +867,111 @@ class RefreshesWhatIsLive(ModelImplementation):
 
 def test_a_writer_that_refreshes_a_live_goal_or_question_on_add_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, RefreshesWhatIsLive(), list(LIVE_LISTS), tmp_path)
+    assert_full(graded, result)
+
+
+def test_completion_stamped_with_the_clock_alone_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # AMB-FUTURE-DATED: `done_at` is now, as a plain writer stamps it, even for a copy dated after the clock.
+    def complete(session, text, stamp, open_lists, tombstones, cap, date_field):
+        key = model_writer._identity(text)
+        session = model_writer._begin(session, stamp)
+        found = []
+        for name in open_lists:
+            session["current"][name], removed = model_writer._without(session["current"][name], key)
+            found.extend(removed)
+        session["current"][tombstones] = model_writer._record_tombstone(
+            session["current"][tombstones], found[0]["text"] if found else text, stamp.now, cap)
+        return session, []
+
+    monkeypatch.setattr(model_writer, "_complete", complete)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(),
+                                ["complete_next_action", "complete_goal"], tmp_path)
+    assert_full(graded, result)
+    assert "write.future-dated.complete-items-added-after-the-clock" in failing(graded, "advisory")
+
+
+def test_completing_what_is_not_open_refused_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # 5.3.2 says what completing an open item records; a user completing nothing is told so, and nothing changes.
+    for op, open_lists in (("complete_next_action", ("next_actions", "parked_actions")), ("complete_goal", ("goals",))):
+        def refusing(session, *, text, stamp, caps, complete=model_writer.SESSION_OPS[op], open_lists=open_lists):
+            key = model_writer._identity(text)
+            if not any(item_key(item) == key for name in open_lists for item in session["current"][name]):
+                raise model_writer.WriterError(f"nothing open to complete: {text!r}")
+            return complete(session, text=text, stamp=stamp, caps=caps)
+
+        monkeypatch.setitem(model_writer.SESSION_OPS, op, refusing)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(),
+                                ["complete_next_action", "complete_goal"], tmp_path)
+    assert_full(graded, result)
+
+
+def test_hiding_a_missing_decision_recorded_as_a_tombstone_earns_full(corpus, reference_results, tmp_path,
+                                                                      monkeypatch):
+    # AMB-HIDE-MISSING: the tombstone is written anyway, so the decision stays hidden wherever it turns up.
+    hide = model_writer.SESSION_OPS["hide_decision"]
+
+    def hide_even_missing(session, *, text, stamp, purge=False, caps=DEFAULT_CAPS):
+        key = model_writer._identity(text)
+        if any(item_key(item) == key for item in session["current"]["decisions"]):
+            return hide(session, text=text, stamp=stamp, purge=purge, caps=caps)
+        session = model_writer._begin(session, stamp)
+        tombstone = {"text": text, "machine_id": stamp.machine_id, "hidden": True, "hidden_at": stamp.now}
+        if purge:
+            tombstone.update(text=PURGED_TEXT, text_hash=key)
+        session["current"]["decisions"].append(tombstone)
+        return session, []
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "hide_decision", hide_even_missing)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["hide_decision"], tmp_path)
+    assert_full(graded, result)
+    assert "write.hide.missing-is-invalid-input" in failing(graded, "advisory")
+
+
+def test_a_parked_action_added_again_keeping_its_added_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # AMB-READD-PARKED, the other reading of 4.1's "`added` is unchanged": back to live with its own `added`,
+    # the oldest of the others parked to make room.
+    add = model_writer.SESSION_OPS["add_next_action"]
+
+    def unpark(session, *, text, stamp, caps=DEFAULT_CAPS):
+        key = model_writer._identity(text)
+        current = session["current"]
+        parked = [item for item in current["parked_actions"] if item_key(item) == key]
+        if not parked or any(item_key(item) == key for item in current["next_actions"]):
+            return add(session, text=text, stamp=stamp, caps=caps)
+        session = model_writer._begin(session, stamp)
+        current = session["current"]
+        current["parked_actions"] = [item for item in current["parked_actions"] if item_key(item) != key]
+        others, overflow = model_writer._rotate_oldest(current["next_actions"], "added", caps["next_actions"] - 1)
+        current["next_actions"] = [*others, {k: v for k, v in parked[0].items() if k != "parked_at"}]
+        current["parked_actions"] += [{**item, "parked_at": stamp.now} for item in overflow]
+        current["parked_actions"] = model_writer._rotate_oldest(current["parked_actions"], "added",
+                                                                caps["parked_actions"])[0]
+        return session, []
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "add_next_action", unpark)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["add_next_action"], tmp_path)
+    assert_full(graded, result)
+
+
+def test_a_session_row_updated_where_it_stands_keeping_its_date_earns_full(corpus, reference_results, tmp_path,
+                                                                           monkeypatch):
+    # 4.1: "the same session updates its own row in place"; its `date` can stay the session's start.
+    record = model_writer.SESSION_OPS["record_session"]
+
+    def in_place(session, *, summary, stamp, session_id=None, caps=DEFAULT_CAPS, **rest):
+        rows = [index for index, row in enumerate(session["history"])
+                if session_id is not None and isinstance(row, dict) and row.get("session_id") == session_id]
+        if not rows or not isinstance(summary, str) or not summary.strip():
+            return record(session, summary=summary, stamp=stamp, session_id=session_id, caps=caps, **rest)
+        session = model_writer._begin(session, stamp)
+        first = rows[0]
+        session["history"][first] = {**session["history"][first], "summary": summary, "machine_id": stamp.machine_id}
+        session["history"] = [row for index, row in enumerate(session["history"])
+                              if index == first or index not in rows]
+        return session, []
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "record_session", in_place)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["record_session"], tmp_path)
     assert_full(graded, result)
 
 
