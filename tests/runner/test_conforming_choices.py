@@ -517,10 +517,13 @@ def test_an_entry_update_in_its_own_line_layout_earns_full(corpus, reference_res
     assert_full(graded, result)
 
 
-def pyyaml_frontmatter(fields: dict) -> str | None:
+PYYAML_OPTIONS = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
+
+
+def pyyaml_frontmatter(fields: dict, options: dict = PYYAML_OPTIONS) -> str | None:
     """The block PyYAML's `safe_dump` writes for `fields`, when it stays in the 3.1 subset (it reads back
     as the same fields with no problem); None when it does not, and the writer keeps its own form."""
-    dumped = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10**6)
+    dumped = yaml.safe_dump(fields, **options, width=10**6)
     block = f"---\n{dumped}---\n"
     parsed = parse_entry_text(block)
     return block if parsed.fields == fields and not parsed.problems else None
@@ -529,13 +532,16 @@ def pyyaml_frontmatter(fields: dict) -> str | None:
 class WritesFrontmatterWithPyYaml(ModelImplementation):
     """Serialises frontmatter with PyYAML's `safe_dump` wherever its output is in the 3.1 subset."""
 
+    options = PYYAML_OPTIONS
+
     def call(self, op, args):
         outcome = super().call(op, args)
         if op in ENTRY_OPS and isinstance(outcome, OkResponse):
             path = Path(args["store"]) / "memory" / f"{args['link']}.md"
             text = path.read_text(encoding="utf-8")
             parsed = parse_entry_text(text)
-            block = pyyaml_frontmatter(parsed.fields) if parsed.has_frontmatter and not parsed.preamble else None
+            block = (pyyaml_frontmatter(parsed.fields, self.options)
+                     if parsed.has_frontmatter and not parsed.preamble else None)
             if block is not None:
                 body = "".join(text.splitlines(keepends=True)[parsed.body_start - 1:])
                 atomic_write(path, (block + body).encode("utf-8"))
@@ -546,6 +552,20 @@ def test_a_writer_that_dumps_frontmatter_with_pyyaml_earns_full(corpus, referenc
     assert pyyaml_frontmatter({"type": "fact", "name": "A", "tags": ["x", "y"]}) == (
         "---\ntype: fact\nname: A\ntags:\n- x\n- y\n---\n")
     graded, result = graded_run(corpus, reference_results, WritesFrontmatterWithPyYaml(), ENTRY_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+class WritesFrontmatterWithPyYamlDefaults(WritesFrontmatterWithPyYaml):
+    """`safe_dump`'s own defaults: keys sorted, every non-ASCII character a `\\xE9` / `\\U0001F600` escape
+    in double quotes (only the line width is lifted, see WritesNewEntriesWithPythonFrontmatter)."""
+
+    options = {}
+
+
+def test_a_writer_that_dumps_frontmatter_with_pyyaml_defaults_earns_full(corpus, reference_results, tmp_path):
+    assert pyyaml_frontmatter({"type": "fact", "name": "\u00e9t\u00e9"}, {}) == (
+        '---\nname: "\\xE9t\\xE9"\ntype: fact\n---\n')
+    graded, result = graded_run(corpus, reference_results, WritesFrontmatterWithPyYamlDefaults(), ENTRY_OPS, tmp_path)
     assert_full(graded, result)
 
 
