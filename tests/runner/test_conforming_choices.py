@@ -3,7 +3,8 @@
 Each class or patch below is an implementation that differs from the
 reference model in one choice the spec allows, built the way an implementer
 outside the project would build it (on python-frontmatter, PyYAML,
-`datetime.isoformat()`, Go's RFC 3339 layout). Each must earn Full against
+`datetime.isoformat()`, Go's RFC 3339 layout and `omitempty`, JavaScript's
+`JSON.stringify` and `toISOString()`). Each must earn Full against
 the bundled corpus; docs/running.md ("What the verdict does not demand")
 lists them, one row each. They run in-process (verdict_support): only the
 vectors that send an op the implementation changes are run against it.
@@ -11,12 +12,13 @@ vectors that send an op the implementation changes are run against it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
 import shutil
 import tempfile
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import frontmatter as python_frontmatter
@@ -26,11 +28,13 @@ import yaml
 from conformance.model import entry as model_entry
 from conformance.model import frontmatter as model_frontmatter
 from conformance.model import merge as model_merge
+from conformance.model import writer as model_writer
 from conformance.model.frontmatter import parse_entry_text, serialize_frontmatter
-from conformance.model.identity import item_key
+from conformance.model.identity import PURGED_TEXT, item_key
 from conformance.model.session import DEFAULT_CAPS, load_session_text
-from conformance.model.store import atomic_write, keep_beside
+from conformance.model.store import atomic_write, edit_frontmatter, keep_beside
 from conformance.protocol.messages import ErrorResponse, OkResponse
+from conformance.reference import utc_now
 from conformance.runner.execute import run_vector
 from conformance.runner.implementations import ModelImplementation
 
@@ -90,6 +94,109 @@ class IgnoresUnknownFrontmatterKeys(ModelImplementation):
 
 def test_a_reader_that_does_not_report_unknown_keys_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, IgnoresUnknownFrontmatterKeys(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+def javascript_date_text(value):
+    """What js-yaml's Date objects become through `JSON.stringify`: `toISOString()`, a date as UTC midnight."""
+    if isinstance(value, datetime):
+        moment = (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    if isinstance(value, date):
+        return value.isoformat() + "T00:00:00.000Z"
+    if isinstance(value, dict):
+        return {str(key): javascript_date_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [javascript_date_text(item) for item in value]
+    return value
+
+
+def str_date_text(value):
+    """`json.dumps(metadata, default=str)`, the usual way to put PyYAML's dates into JSON
+    (`2026-01-02 10:00:00+00:00`)."""
+    if isinstance(value, (date, datetime)):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(key): str_date_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [str_date_text(item) for item in value]
+    return value
+
+
+def _engine_dates_parse(as_text):
+    def parse(text):
+        parsed = parse_entry_text(text)
+        try:
+            post = python_frontmatter.loads(text.removeprefix("\ufeff"))
+        except yaml.YAMLError:
+            return parsed
+        if not parsed.has_frontmatter or not isinstance(post.metadata, dict) or not post.metadata:
+            return parsed
+        return dataclasses.replace(parsed, fields=as_text(post.metadata))
+    return parse
+
+
+@pytest.mark.parametrize("as_text", [javascript_date_text, str_date_text], ids=["to-iso-string", "str"])
+def test_a_reader_that_reports_yaml_dates_in_its_platform_text_earns_full(corpus, reference_results, tmp_path,
+                                                                          monkeypatch, as_text):
+    # 3.2: `created` is "ISO 8601 date or date-time"; a YAML engine hands back date objects, and how a reader
+    # turns them into text again is its own (a date is also that day's midnight, AMB-DATES).
+    assert javascript_date_text(date(2026, 1, 2)) == "2026-01-02T00:00:00.000Z"
+    assert str_date_text(datetime(2026, 1, 2, 10, tzinfo=timezone.utc)) == "2026-01-02 10:00:00+00:00"
+    monkeypatch.setattr(model_entry, "parse_entry_text", _engine_dates_parse(as_text))
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+class ReportsTheDefaultSchemaVersion(ModelImplementation):
+    """Reports `schema_version: 1` on an entry that has none: 6, "absent = 1", filled in as a migration fills
+    defaults for missing fields."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                if found["status"] == "ok" and isinstance(found.get("fields"), dict):
+                    found["fields"].setdefault("schema_version", 1)
+        return outcome
+
+
+def test_a_reader_that_reports_the_default_schema_version_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, ReportsTheDefaultSchemaVersion(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+class ReportsLinksSorted(ModelImplementation):
+    """Reports each entry's links sorted, as a reader holding them in a set would (3.4 gives them no order)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                found["links"] = sorted(found["links"])
+        return outcome
+
+
+def test_a_reader_that_reports_links_sorted_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, ReportsLinksSorted(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+class RendersLiveListsInItsOwnOrder(ModelImplementation):
+    """Renders every live list in reverse text order: 4.1 orders history only."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            live = outcome.result["session"]["live"]
+            for name, texts in live.items():
+                if isinstance(texts, list):
+                    live[name] = sorted(texts, key=str, reverse=True)
+        return outcome
+
+
+def test_a_reader_that_renders_live_lists_in_its_own_order_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, RendersLiveListsInItsOwnOrder(), ["read_store"], tmp_path)
     assert_full(graded, result)
 
 
@@ -180,6 +287,34 @@ def test_a_writer_that_spells_dates_with_its_platform_earns_full(corpus, referen
     assert_full(graded, result)
 
 
+def whole_seconds_clock() -> str:
+    """Go's `time.Now().UTC().Format(time.RFC3339)`: the clock itself at whole seconds."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def naive_utc_clock() -> str:
+    """Python's `datetime.utcnow().isoformat()`: microseconds and no offset (read as UTC, AMB-DATES)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None).isoformat()
+
+
+class StampsWithItsOwnClock(ModelImplementation):
+    """Every stamp it writes taken from `clock`: not a respelling, the instants themselves differ."""
+
+    def __init__(self, clock, **kwargs):
+        super().__init__(**kwargs)
+        self.context.clock = clock
+
+    def fork(self):
+        return type(self)(self.context.clock, caps=self.context.caps)
+
+
+@pytest.mark.parametrize("clock", [whole_seconds_clock, naive_utc_clock], ids=["go-rfc3339-seconds", "utcnow"])
+def test_a_writer_that_stamps_with_its_platform_clock_earns_full(corpus, reference_results, tmp_path, clock):
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", whole_seconds_clock())
+    graded, result = graded_run(corpus, reference_results, StampsWithItsOwnClock(clock), WRITE_OPS, tmp_path)
+    assert_full(graded, result)
+
+
 class StampsNoMachineId(ModelImplementation):
     """A writer that keeps no machine identity: no `machine_id` on what it writes, no `machines` entry.
     Spec 4.1: "`machine_id` SHOULD be stamped by writers" (AMB-MACHINE-ID-STAMP)."""
@@ -214,6 +349,136 @@ def test_a_writer_that_stamps_no_machine_id_earns_full_and_is_told_the_should(co
     missed = failing(graded, "should")
     assert {"write.stamp.add-next-action", "write.history.rows-stamped",
             "write.entry-stamp.next-action-entry-gets-added-and-machine-id"} <= set(missed), missed
+
+
+# --- writers: session.json as other JSON libraries write it (spec 4.1, 5.4) ------------------------
+
+class RewritesItsSessionFiles(ModelImplementation):
+    """Writes every session.json, and the merged session it returns, through `restyle` and `dump`."""
+
+    def restyle(self, session: dict) -> dict:
+        return session
+
+    def dump(self, session: dict) -> str:
+        return json.dumps(session, indent=2, ensure_ascii=False) + "\n"
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if not isinstance(outcome, OkResponse):
+            return outcome
+        if op == "merge_sessions":
+            outcome.result["session"] = self.restyle(outcome.result["session"])
+        elif op in SESSION_OPS or op == "merge_stores":
+            path = Path(args["out" if op == "merge_stores" else "store"]) / "session.json"
+            loaded = load_session_text(path.read_text(encoding="utf-8")) if path.exists() else None
+            if loaded is not None and loaded.status == "ok":
+                session = self.restyle(json.loads(path.read_text(encoding="utf-8")))
+                atomic_write(path, self.dump(session).encode("utf-8"))
+        return outcome
+
+
+class WritesJsonStringify(RewritesItsSessionFiles):
+    """`JSON.stringify(session, null, 2)` written as is: no newline at the end of the file."""
+
+    def dump(self, session):
+        return json.dumps(session, indent=2, ensure_ascii=False)
+
+
+class WritesTabsInWindowsTextMode(RewritesItsSessionFiles):
+    """Tab indentation, through a file opened in text mode on Windows: CRLF line breaks."""
+
+    def dump(self, session):
+        return json.dumps(session, indent="\t", ensure_ascii=False).replace("\n", "\r\n") + "\r\n"
+
+
+def _keys_reversed(value):
+    if isinstance(value, dict):
+        return {key: _keys_reversed(value[key]) for key in reversed(list(value))}
+    return [_keys_reversed(item) for item in value] if isinstance(value, list) else value
+
+
+class WritesItemKeysInItsOwnOrder(RewritesItsSessionFiles):
+    """Every object's keys in the order its own struct declares them (here: the reverse of the model's)."""
+
+    def restyle(self, session):
+        return _keys_reversed(session)
+
+
+@pytest.mark.parametrize("implementation", [WritesJsonStringify, WritesTabsInWindowsTextMode,
+                                            WritesItemKeysInItsOwnOrder])
+def test_session_json_in_another_json_layout_earns_full(corpus, reference_results, tmp_path, implementation):
+    # 4.1: "a single JSON document"; nothing fixes whitespace, line breaks or key order.
+    graded, result = graded_run(corpus, reference_results, implementation(), WRITE_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+# Go's `omitempty`: the zero value of a field the schema does not require is left out. `hidden: false` is the
+# absence of a tombstone (5.3.1); parked_actions, completed_actions and completed_goals "MAY be absent" (4.1).
+OMITTED_WHEN_EMPTY = {"hidden": False, "why": "", "rejected": "", "machine_id": "", "files_touched": [],
+                      "duration_min": None}
+OPTIONAL_LISTS = ("parked_actions", "completed_actions", "completed_goals")
+
+
+def _omit_empty(value):
+    if isinstance(value, dict):
+        return {key: _omit_empty(item) for key, item in value.items()
+                if not (key in OMITTED_WHEN_EMPTY and type(item) is type(OMITTED_WHEN_EMPTY[key])
+                        and item == OMITTED_WHEN_EMPTY[key])}
+    return [_omit_empty(item) for item in value] if isinstance(value, list) else value
+
+
+class OmitsEmptyValues(RewritesItsSessionFiles):
+    """A Go writer whose session structs tag their optional fields `omitempty`; unknown keys pass through
+    untouched (5.4)."""
+
+    def restyle(self, session):
+        known = {**session}
+        for key in ("machines", "history"):
+            if key in known:
+                known[key] = _omit_empty(known[key])
+        if isinstance(known.get("current"), dict):
+            known["current"] = {name: _omit_empty(items) if name in model_merge.KNOWN_LISTS else items
+                                for name, items in known["current"].items()
+                                if not (name in OPTIONAL_LISTS and items == [])}
+        return known
+
+
+def test_a_writer_that_omits_empty_optional_values_earns_full(corpus, reference_results, tmp_path):
+    assert _omit_empty({"text": "a", "hidden": False, "why": "", "n": 0}) == {"text": "a", "n": 0}
+    graded, result = graded_run(corpus, reference_results, OmitsEmptyValues(), WRITE_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+# The date field of each list a write adds to, and of history rows.
+ADDED_DATE_FIELDS = ("set_on", "added", "asked", "date", "done_at")
+
+
+class AddsItsOwnKeysToWhatItWrites(ModelImplementation):
+    """Puts its own key (`x_written_by`) on every item and history row it writes: unknown fields are the
+    extension mechanism (3.2, 6) and every other implementation passes them through (5.4)."""
+
+    def call(self, op, args):
+        now = utc_now()
+        self.context.clock = lambda: now  # this write's stamp, to tell the items it wrote from the rest
+        outcome = super().call(op, args)
+        if op in SESSION_OPS and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "session.json"
+            session = json.loads(path.read_text(encoding="utf-8"))
+
+            def marked(item):
+                written = isinstance(item, dict) and any(item.get(field) == now for field in ADDED_DATE_FIELDS)
+                return {**item, "x_written_by": "another-implementation/1.0"} if written else item
+
+            session["current"] = {name: [marked(item) for item in items] if name in model_merge.KNOWN_LISTS else items
+                                  for name, items in session["current"].items()}
+            session["history"] = [marked(row) for row in session["history"]]
+            atomic_write(path, json.dumps(session, indent=2, ensure_ascii=False).encode("utf-8"))
+        return outcome
+
+
+def test_a_writer_that_adds_its_own_keys_to_items_and_history_rows_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, AddsItsOwnKeysToWhatItWrites(), SESSION_OPS, tmp_path)
+    assert_full(graded, result)
 
 
 # --- writers: entry files (spec 3.1, 3.2) ------------------------------------------------------
@@ -252,10 +517,13 @@ def test_an_entry_update_in_its_own_line_layout_earns_full(corpus, reference_res
     assert_full(graded, result)
 
 
-def pyyaml_frontmatter(fields: dict) -> str | None:
+PYYAML_OPTIONS = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
+
+
+def pyyaml_frontmatter(fields: dict, options: dict = PYYAML_OPTIONS) -> str | None:
     """The block PyYAML's `safe_dump` writes for `fields`, when it stays in the 3.1 subset (it reads back
     as the same fields with no problem); None when it does not, and the writer keeps its own form."""
-    dumped = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10**6)
+    dumped = yaml.safe_dump(fields, **options, width=10**6)
     block = f"---\n{dumped}---\n"
     parsed = parse_entry_text(block)
     return block if parsed.fields == fields and not parsed.problems else None
@@ -264,13 +532,16 @@ def pyyaml_frontmatter(fields: dict) -> str | None:
 class WritesFrontmatterWithPyYaml(ModelImplementation):
     """Serialises frontmatter with PyYAML's `safe_dump` wherever its output is in the 3.1 subset."""
 
+    options = PYYAML_OPTIONS
+
     def call(self, op, args):
         outcome = super().call(op, args)
         if op in ENTRY_OPS and isinstance(outcome, OkResponse):
             path = Path(args["store"]) / "memory" / f"{args['link']}.md"
             text = path.read_text(encoding="utf-8")
             parsed = parse_entry_text(text)
-            block = pyyaml_frontmatter(parsed.fields) if parsed.has_frontmatter and not parsed.preamble else None
+            block = (pyyaml_frontmatter(parsed.fields, self.options)
+                     if parsed.has_frontmatter and not parsed.preamble else None)
             if block is not None:
                 body = "".join(text.splitlines(keepends=True)[parsed.body_start - 1:])
                 atomic_write(path, (block + body).encode("utf-8"))
@@ -281,6 +552,129 @@ def test_a_writer_that_dumps_frontmatter_with_pyyaml_earns_full(corpus, referenc
     assert pyyaml_frontmatter({"type": "fact", "name": "A", "tags": ["x", "y"]}) == (
         "---\ntype: fact\nname: A\ntags:\n- x\n- y\n---\n")
     graded, result = graded_run(corpus, reference_results, WritesFrontmatterWithPyYaml(), ENTRY_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+class WritesFrontmatterWithPyYamlDefaults(WritesFrontmatterWithPyYaml):
+    """`safe_dump`'s own defaults: keys sorted, every non-ASCII character a `\\xE9` / `\\U0001F600` escape
+    in double quotes (only the line width is lifted, see WritesNewEntriesWithPythonFrontmatter)."""
+
+    options = {}
+
+
+def test_a_writer_that_dumps_frontmatter_with_pyyaml_defaults_earns_full(corpus, reference_results, tmp_path):
+    assert pyyaml_frontmatter({"type": "fact", "name": "\u00e9t\u00e9"}, {}) == (
+        '---\nname: "\\xE9t\\xE9"\ntype: fact\n---\n')
+    graded, result = graded_run(corpus, reference_results, WritesFrontmatterWithPyYamlDefaults(), ENTRY_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+def _entry_file(args) -> Path:
+    return Path(args["store"]) / "memory" / f"{args['link']}.md"
+
+
+class StampsNoUpdated(ModelImplementation):
+    """update_entry leaves `updated` as it was: 3.2 makes it a MAY, and section 8's list of what a Writer
+    stamps (`added`, `set_on`, `date`, `machine_id`) does not name it."""
+
+    def call(self, op, args):
+        before = None
+        if op == "update_entry":
+            with contextlib.suppress(OSError, UnicodeDecodeError, TypeError, KeyError):
+                before = parse_entry_text(_entry_file(args).read_text(encoding="utf-8")).fields
+        outcome = super().call(op, args)
+        if (before is not None and isinstance(outcome, OkResponse)
+                and "updated" not in args["set"] and "updated" not in args["unset"]):
+            path = _entry_file(args)
+            text = path.read_text(encoding="utf-8")
+            kept = edit_frontmatter(text, {"updated": before["updated"]}, []) if "updated" in before else (
+                edit_frontmatter(text, {}, ["updated"]))
+            atomic_write(path, kept.encode("utf-8"))
+        return outcome
+
+
+class StampsNoCreated(ModelImplementation):
+    """write_entry leaves `created` out unless it is given: 3.2 makes it a SHOULD."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "write_entry" and isinstance(outcome, OkResponse) and "created" not in args["frontmatter"]:
+            path = _entry_file(args)
+            atomic_write(path, edit_frontmatter(path.read_text(encoding="utf-8"), {}, ["created"]).encode("utf-8"))
+        return outcome
+
+
+class StampsEntryDatesAsDays(ModelImplementation):
+    """Stamps `created` and `updated` as a date, as the spec's own examples do (`created: 2026-05-14`):
+    3.2 asks for an "ISO 8601 date or date-time"."""
+
+    def call(self, op, args):
+        now = utc_now()
+        self.context.clock = lambda: now
+        outcome = super().call(op, args)
+        if op in ENTRY_OPS and isinstance(outcome, OkResponse):
+            path = _entry_file(args)
+            text = path.read_text(encoding="utf-8")
+            fields = parse_entry_text(text).fields
+            days = {key: now[:10] for key in ("created", "updated") if fields.get(key) == now}
+            if days:
+                atomic_write(path, edit_frontmatter(text, days, []).encode("utf-8"))
+        return outcome
+
+
+@pytest.mark.parametrize("implementation", [StampsNoUpdated, StampsNoCreated, StampsEntryDatesAsDays])
+def test_a_writer_that_stamps_entry_dates_its_own_way_earns_full(corpus, reference_results, tmp_path, implementation):
+    graded, result = graded_run(corpus, reference_results, implementation(), ENTRY_OPS, tmp_path)
+    assert_full(graded, result)
+
+
+class WritesNewEntriesWithPythonFrontmatter(ModelImplementation):
+    """write_entry through python-frontmatter's `dumps`: keys sorted, a blank line after the closing `---`,
+    the body stripped and no newline at the end. `width` keeps PyYAML from folding a long value over
+    several lines, which would leave the 3.1 subset (one `key: value` per line)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "write_entry" and isinstance(outcome, OkResponse):
+            path = _entry_file(args)
+            stamped = parse_entry_text(path.read_text(encoding="utf-8")).fields
+            post = python_frontmatter.Post(args["body"], **stamped)
+            atomic_write(path, python_frontmatter.dumps(post, width=10**6).encode("utf-8"))
+        return outcome
+
+
+def test_a_writer_that_writes_new_entries_with_python_frontmatter_earns_full(corpus, reference_results, tmp_path):
+    assert python_frontmatter.dumps(python_frontmatter.Post("Body\n", type="fact", name="A"), width=10**6) == (
+        "---\nname: A\ntype: fact\n---\n\nBody")
+    graded, result = graded_run(corpus, reference_results, WritesNewEntriesWithPythonFrontmatter(), ["write_entry"],
+                                tmp_path)
+    assert_full(graded, result)
+
+
+class WritesInWindowsTextMode(ModelImplementation):
+    """Every file it writes (session.json, new entries, a merged store) has CRLF line breaks, as Python's
+    text mode writes them on Windows: no rule of 3.1 or 4.1 fixes line endings."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if not isinstance(outcome, OkResponse):
+            return outcome
+        if op in SESSION_OPS:
+            paths = [Path(args["store"]) / "session.json"]
+        elif op == "write_entry":
+            paths = [_entry_file(args)]
+        elif op == "merge_stores":
+            paths = [Path(args["out"]) / "session.json", *(Path(args["out"]) / "memory").glob("*.md")]
+        else:
+            paths = []
+        for path in paths:
+            if path.is_file():
+                atomic_write(path, path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+        return outcome
+
+
+def test_a_writer_in_windows_text_mode_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, WritesInWindowsTextMode(), WRITE_OPS, tmp_path)
     assert_full(graded, result)
 
 
@@ -493,6 +887,111 @@ class RefreshesWhatIsLive(ModelImplementation):
 
 def test_a_writer_that_refreshes_a_live_goal_or_question_on_add_earns_full(corpus, reference_results, tmp_path):
     graded, result = graded_run(corpus, reference_results, RefreshesWhatIsLive(), list(LIVE_LISTS), tmp_path)
+    assert_full(graded, result)
+
+
+def test_completion_stamped_with_the_clock_alone_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # AMB-FUTURE-DATED: `done_at` is now, as a plain writer stamps it, even for a copy dated after the clock.
+    def complete(session, text, stamp, open_lists, tombstones, cap, date_field):
+        key = model_writer._identity(text)
+        session = model_writer._begin(session, stamp)
+        found = []
+        for name in open_lists:
+            session["current"][name], removed = model_writer._without(session["current"][name], key)
+            found.extend(removed)
+        session["current"][tombstones] = model_writer._record_tombstone(
+            session["current"][tombstones], found[0]["text"] if found else text, stamp.now, cap)
+        return session, []
+
+    monkeypatch.setattr(model_writer, "_complete", complete)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(),
+                                ["complete_next_action", "complete_goal"], tmp_path)
+    assert_full(graded, result)
+    assert "write.future-dated.complete-items-added-after-the-clock" in failing(graded, "advisory")
+
+
+def test_completing_what_is_not_open_refused_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # 5.3.2 says what completing an open item records; a user completing nothing is told so, and nothing changes.
+    for op, open_lists in (("complete_next_action", ("next_actions", "parked_actions")), ("complete_goal", ("goals",))):
+        def refusing(session, *, text, stamp, caps, complete=model_writer.SESSION_OPS[op], open_lists=open_lists):
+            key = model_writer._identity(text)
+            if not any(item_key(item) == key for name in open_lists for item in session["current"][name]):
+                raise model_writer.WriterError(f"nothing open to complete: {text!r}")
+            return complete(session, text=text, stamp=stamp, caps=caps)
+
+        monkeypatch.setitem(model_writer.SESSION_OPS, op, refusing)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(),
+                                ["complete_next_action", "complete_goal"], tmp_path)
+    assert_full(graded, result)
+
+
+def test_hiding_a_missing_decision_recorded_as_a_tombstone_earns_full(corpus, reference_results, tmp_path,
+                                                                      monkeypatch):
+    # AMB-HIDE-MISSING: the tombstone is written anyway, so the decision stays hidden wherever it turns up.
+    hide = model_writer.SESSION_OPS["hide_decision"]
+
+    def hide_even_missing(session, *, text, stamp, purge=False, caps=DEFAULT_CAPS):
+        key = model_writer._identity(text)
+        if any(item_key(item) == key for item in session["current"]["decisions"]):
+            return hide(session, text=text, stamp=stamp, purge=purge, caps=caps)
+        session = model_writer._begin(session, stamp)
+        tombstone = {"text": text, "machine_id": stamp.machine_id, "hidden": True, "hidden_at": stamp.now}
+        if purge:
+            tombstone.update(text=PURGED_TEXT, text_hash=key)
+        session["current"]["decisions"].append(tombstone)
+        return session, []
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "hide_decision", hide_even_missing)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["hide_decision"], tmp_path)
+    assert_full(graded, result)
+    assert "write.hide.missing-is-invalid-input" in failing(graded, "advisory")
+
+
+def test_a_parked_action_added_again_keeping_its_added_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # AMB-READD-PARKED, the other reading of 4.1's "`added` is unchanged": back to live with its own `added`,
+    # the oldest of the others parked to make room.
+    add = model_writer.SESSION_OPS["add_next_action"]
+
+    def unpark(session, *, text, stamp, caps=DEFAULT_CAPS):
+        key = model_writer._identity(text)
+        current = session["current"]
+        parked = [item for item in current["parked_actions"] if item_key(item) == key]
+        if not parked or any(item_key(item) == key for item in current["next_actions"]):
+            return add(session, text=text, stamp=stamp, caps=caps)
+        session = model_writer._begin(session, stamp)
+        current = session["current"]
+        current["parked_actions"] = [item for item in current["parked_actions"] if item_key(item) != key]
+        others, overflow = model_writer._rotate_oldest(current["next_actions"], "added", caps["next_actions"] - 1)
+        current["next_actions"] = [*others, {k: v for k, v in parked[0].items() if k != "parked_at"}]
+        current["parked_actions"] += [{**item, "parked_at": stamp.now} for item in overflow]
+        current["parked_actions"] = model_writer._rotate_oldest(current["parked_actions"], "added",
+                                                                caps["parked_actions"])[0]
+        return session, []
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "add_next_action", unpark)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["add_next_action"], tmp_path)
+    assert_full(graded, result)
+
+
+def test_a_session_row_updated_where_it_stands_keeping_its_date_earns_full(corpus, reference_results, tmp_path,
+                                                                           monkeypatch):
+    # 4.1: "the same session updates its own row in place"; its `date` can stay the session's start.
+    record = model_writer.SESSION_OPS["record_session"]
+
+    def in_place(session, *, summary, stamp, session_id=None, caps=DEFAULT_CAPS, **rest):
+        rows = [index for index, row in enumerate(session["history"])
+                if session_id is not None and isinstance(row, dict) and row.get("session_id") == session_id]
+        if not rows or not isinstance(summary, str) or not summary.strip():
+            return record(session, summary=summary, stamp=stamp, session_id=session_id, caps=caps, **rest)
+        session = model_writer._begin(session, stamp)
+        first = rows[0]
+        session["history"][first] = {**session["history"][first], "summary": summary, "machine_id": stamp.machine_id}
+        session["history"] = [row for index, row in enumerate(session["history"])
+                              if index == first or index not in rows]
+        return session, []
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "record_session", in_place)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["record_session"], tmp_path)
     assert_full(graded, result)
 
 
