@@ -9,6 +9,8 @@ once, here:
   a missing, an extra or a changed item, each shown with its value; objects
   without an identity (history rows) keep their position, as the spec orders
   history, except between two runs, where each pairs with an equal one;
+- an entry's links (`/entries/<link>/links`) compare as a set: spec 3.4
+  gives the `[[wikilinks]]` of a body no order;
 - entry bodies compare up to line-ending style and leading and trailing
   blank lines; an entry file's text compares as its frontmatter fields and
   that body (byte-exactness is `unchanged`'s, for files an op was not asked
@@ -261,6 +263,9 @@ def _differences(expected: object, actual: object, path: str, rows_unordered: bo
                 yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
         return
     if isinstance(expected, list) and isinstance(actual, list):
+        if _is_link_list(path) and all(isinstance(link, str) for link in (*expected, *actual)):
+            yield from _link_differences(expected, actual, path)
+            return
         if _aligned(expected, actual, rows_unordered):
             yield from _aligned_differences(expected, actual, path, rows_unordered)
             return
@@ -278,6 +283,27 @@ def _differences(expected: object, actual: object, path: str, rows_unordered: bo
     if isinstance(expected, (dict, list)) or isinstance(actual, (dict, list)) or not _same_scalar(
             expected, actual, path):
         yield Difference(path, expected, actual, f"expected {short(expected)}, found {short(actual)}")
+
+
+def _is_link_list(path: str) -> bool:
+    try:
+        tokens = parse_pointer(path)
+    except ValueError:
+        return False
+    return len(tokens) >= 3 and tokens[-1] == "links" and tokens[-3] in ENTRY_HOLDERS
+
+
+def _link_differences(expected: list[str], actual: list[str], path: str) -> Iterator[Difference]:
+    """Link names missing and extra, in any order and however often each is listed."""
+    wanted, found = set(expected), set(actual)
+    for link in dict.fromkeys(expected):
+        if link not in found:
+            yield Difference(path, link, MISSING, f"missing link {short(link)} (links compare as a set, 3.4)")
+    reported: set[str] = set()
+    for index, link in enumerate(actual):
+        if link not in wanted and link not in reported:
+            reported.add(link)
+            yield Difference(join_pointer(path, index), MISSING, link, f"extra link {short(link)}")
 
 
 def _aligned_differences(expected: list, actual: list, path: str, rows_unordered: bool) -> Iterator[Difference]:

@@ -167,19 +167,22 @@ def test_a_reader_that_reports_the_default_schema_version_earns_full(corpus, ref
 
 
 class ReportsLinksSorted(ModelImplementation):
-    """Reports each entry's links sorted, as a reader holding them in a set would (3.4 gives them no order)."""
+    """Reports each entry's links sorted, as a reader holding them in a set would (3.4 gives them no order),
+    each listed twice, as a reader listing every occurrence would."""
 
     def call(self, op, args):
         outcome = super().call(op, args)
         if op == "read_store" and outcome.ok:
             for found in outcome.result["entries"]:
-                found["links"] = sorted(found["links"])
+                found["links"] = sorted(found["links"] * 2)
         return outcome
 
 
-def test_a_reader_that_reports_links_sorted_earns_full(corpus, reference_results, tmp_path):
+def test_a_reader_that_reports_links_sorted_or_repeated_earns_full_with_every_should(corpus, reference_results,
+                                                                                      tmp_path):
     graded, result = graded_run(corpus, reference_results, ReportsLinksSorted(), ["read_store"], tmp_path)
     assert_full(graded, result)
+    assert failing(graded, "should") == []
 
 
 class RendersLiveListsInItsOwnOrder(ModelImplementation):
@@ -648,6 +651,75 @@ def test_a_writer_that_writes_new_entries_with_python_frontmatter_earns_full(cor
         "---\nname: A\ntype: fact\n---\n\nBody")
     graded, result = graded_run(corpus, reference_results, WritesNewEntriesWithPythonFrontmatter(), ["write_entry"],
                                 tmp_path)
+    assert_full(graded, result)
+
+
+def _is_legacy(fields: dict) -> bool:
+    metadata = fields.get("metadata")
+    nested = isinstance(metadata, dict) and ("type" in metadata or "originSessionId" in metadata)
+    return nested or "originSessionId" in fields or fields.get("type") in model_entry.LEGACY_TYPES
+
+
+class RefusesToEditLegacyFiles(ModelImplementation):
+    """update_entry on a legacy-dialect file is refused: 8 asks a Writer to edit entries without corrupting
+    the store, and Appendix A makes rewriting legacy files "an implementation choice ... not an obligation"
+    (AMB-LEGACY-EDIT)."""
+
+    def call(self, op, args):
+        if op == "update_entry":
+            with contextlib.suppress(OSError, UnicodeDecodeError, TypeError, KeyError):
+                if _is_legacy(parse_entry_text(_entry_file(args).read_text(encoding="utf-8")).fields):
+                    return ErrorResponse(0, "invalid_input", "a legacy-dialect file: run the consolidation first")
+        return super().call(op, args)
+
+
+class RewritesLegacyFilesAsCanonical(ModelImplementation):
+    """update_entry rewrites a legacy-dialect file in canonical form as it edits it (Appendix A's consolidation
+    pass): the type read from metadata.type and mapped, originSessionId as origin.session_id, every other
+    key where it was."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "update_entry" and isinstance(outcome, OkResponse):
+            path = _entry_file(args)
+            text = path.read_text(encoding="utf-8")
+            parsed = parse_entry_text(text)
+            if parsed.has_frontmatter and _is_legacy(parsed.fields):
+                fields = model_entry.read_entry(args["link"], text)["fields"]
+                fields.pop("originSessionId", None)
+                metadata = {key: value for key, value in fields.pop("metadata", {}).items()
+                            if key not in ("type", "originSessionId")}
+                if metadata:
+                    fields["metadata"] = metadata
+                atomic_write(path, (serialize_frontmatter(fields) + parsed.body).encode("utf-8"))
+        return outcome
+
+
+class CanonicalisesAndDropsWhatItDoesNotKnow(RewritesLegacyFilesAsCanonical):
+    """The consolidation pass, dropping metadata.node_type: a field the spec does not define, lost (3.2)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "update_entry" and isinstance(outcome, OkResponse):
+            path = _entry_file(args)
+            parsed = parse_entry_text(path.read_text(encoding="utf-8"))
+            if isinstance(parsed.fields.get("metadata"), dict):
+                fields = {key: value for key, value in parsed.fields.items() if key != "metadata"}
+                atomic_write(path, (serialize_frontmatter(fields) + parsed.body).encode("utf-8"))
+        return outcome
+
+
+def test_a_consolidation_that_drops_an_unknown_legacy_key_does_not_earn_writer(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, CanonicalisesAndDropsWhatItDoesNotKnow(),
+                                ["update_entry"], tmp_path)
+    assert result.earned == "reader"
+    assert "write.entry.legacy-file-update-keeps-fields" in failing(graded)
+
+
+@pytest.mark.parametrize("implementation", [RefusesToEditLegacyFiles, RewritesLegacyFilesAsCanonical])
+def test_a_writer_that_refuses_or_canonicalises_legacy_files_on_update_earns_full(corpus, reference_results,
+                                                                                  tmp_path, implementation):
+    graded, result = graded_run(corpus, reference_results, implementation(), ["update_entry"], tmp_path)
     assert_full(graded, result)
 
 

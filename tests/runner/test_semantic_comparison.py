@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conformance.model.identity import text_hash
 from conformance.runner.checks import CheckContext, FileContext, evaluate_check
-from conformance.runner.compare import CLOCK_STAMP, UNKNOWN_FIELD, Rules, differences
+from conformance.runner.compare import CLOCK_STAMP, MISSING, UNKNOWN_FIELD, Rules, differences
 
 READER = CheckContext(rules=Rules(reader_reported=True))
 WRITER = CheckContext()
@@ -113,6 +113,25 @@ def test_an_entry_file_compares_as_fields_and_body():
     assert failures({"path": "/files/memory~1fact_a.md", "equals": text}, {"files": {"memory/fact_a.md": same}}) == []
     assert deciding(failures({"path": "/files/memory~1fact_a.md", "equals": text},
                              {"files": {"memory/fact_a.md": other}}))
+
+
+# --- links compare as a set (3.4) -----------------------------------------------------------
+
+def test_links_in_another_order_or_repeated_pass():
+    check = {"path": "/entries/fact_a/links", "equals": ["fact_c", "fact_b"]}
+    for links in (["fact_b", "fact_c"], ["fact_c", "fact_b", "fact_c"]):
+        assert failures(check, {"entries": {"fact_a": {"links": links}}}) == []
+
+
+def test_a_missing_or_extra_link_decides_and_is_named():
+    check = {"path": "/entries/fact_a/links", "equals": ["fact_b", "fact_c"]}
+    found = deciding(failures(check, {"entries": {"fact_a": {"links": ["fact_c", "fact_d", "fact_d"]}}}))
+    assert [(failure.expected, failure.actual) for failure in found] == [("fact_b", MISSING), (MISSING, "fact_d")]
+
+
+def test_a_list_elsewhere_still_compares_in_order():
+    check = {"path": "/entries/fact_a/fields/tags", "equals": ["b", "c"]}
+    assert deciding(failures(check, {"entries": {"fact_a": {"fields": {"tags": ["c", "b"]}}}}))
 
 
 def test_unchanged_stays_byte_exact():
