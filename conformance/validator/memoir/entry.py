@@ -21,10 +21,10 @@ from functools import lru_cache
 from typing import Callable, NamedTuple
 
 from conformance import linear_schema
-from conformance.schema_errors import error_finder
 from conformance.model import dates
 from conformance.model.entry import ENTRY_TYPES, LEGACY_TYPES, how_to_apply_section, read_parsed, wikilink_spans
 from conformance.model.frontmatter import ParsedEntry, parse_entry_text
+from conformance.schema_errors import error_finder
 from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.core.positions import LineIndex
 from conformance.validator.memoir import fast_frontmatter, rules

@@ -1,12 +1,12 @@
 """Checks of a session file (spec 4, 5, 6).
 
 First the shape: well-formed JSON, then schema/session.schema.json (through
-jsonschema, for a session with departures). Then the meaning, which no schema can say: identities (5.1)
-repeated in one list, an action both live and parked, a live item its own
-tombstone suppresses (5.3.2), the purged form of a decision tombstone
-(5.3.1), dates that are missing or name no real day, lists beyond the
-reference caps, and a version newer than this kit knows (6), after which
-nothing is interpreted.
+jsonschema, for a session with departures). Then the meaning, which no
+schema can say: identities (5.1) repeated in one list, an action both live
+and parked, a live item its own tombstone suppresses (5.3.2), the purged
+form of a decision tombstone (5.3.1), dates that are missing or name no real
+day, lists beyond the reference caps, and a version newer than this kit
+knows (6), after which nothing is interpreted.
 """
 
 from __future__ import annotations
