@@ -121,9 +121,11 @@ def _type(node: dict, root: dict) -> Finder:
 
 
 def _values(keyword: str, expected: object, allowed: list) -> Finder:
+    any_float = any(isinstance(each, float) for each in allowed)
+
     def test(value: object) -> bool | None:
         # jsonschema's equality: True is not 1, but 1.0 is 1; lists and mappings compare item by item.
-        if isinstance(value, (float, list, dict)) or any(isinstance(each, float) for each in allowed):
+        if any_float or isinstance(value, (float, list, dict)):
             return None
         return any(type(each) is type(value) and each == value for each in allowed)
     return _single(keyword, expected, test)

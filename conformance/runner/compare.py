@@ -263,7 +263,7 @@ def _differences(expected: object, actual: object, path: str, rows_unordered: bo
                 yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
         return
     if isinstance(expected, list) and isinstance(actual, list):
-        if _is_link_list(path) and all(isinstance(link, str) for link in (*expected, *actual)):
+        if path.endswith("/links") and _is_link_list(path) and all(isinstance(link, str) for link in (*expected, *actual)):
             yield from _link_differences(expected, actual, path)
             return
         if _aligned(expected, actual, rows_unordered):
