@@ -66,6 +66,13 @@ def _validator(definition: str):
     return linear_schema.validator({**schema, "$ref": f"#/$defs/{definition}"})
 
 
+@cache
+def _error_finder(definition: str):
+    from conformance import schema_errors
+
+    return schema_errors.error_finder({**load_schema(SCHEMA_FILE), "$ref": f"#/$defs/{definition}"})
+
+
 def has_definition(definition: str) -> bool:
     return definition in load_schema(SCHEMA_FILE)["$defs"]
 
@@ -79,7 +86,11 @@ def check(definition: str, instance: Any, *, at: str = "") -> None:
 
     `at` is the pointer of `instance` inside the whole message, so that the
     reported location is the one the adapter author sees in their output.
+    jsonschema is asked only when the error finder (conformance.schema_errors)
+    is not sure the message is valid: every request and answer is checked.
     """
+    if _error_finder(definition)(instance) == []:
+        return
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator(definition).iter_errors(instance))

@@ -23,7 +23,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from conformance import linear_schema, resources
+from conformance import linear_schema, resources, schema_errors
 from conformance.model.identity import item_key, text_hash
 from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, render
 from conformance.model.store import SESSION_FILE
@@ -80,6 +80,12 @@ def _session_schema():
     return linear_schema.validator(resources.load_schema("session.schema.json"))
 
 
+@functools.lru_cache(maxsize=1)
+def _session_errors():
+    # jsonschema's verdict without its cost (a run asks this of every merge answer); None where not sure.
+    return schema_errors.error_finder(resources.load_schema("session.schema.json"))
+
+
 # What an abbreviated replica leaves out and a reader fills (absent lists are
 # empty, 4.1; the stamps are the implementation's own, never compared across runs).
 _FILLED_TOP = {"created_at": "1970-01-01T00:00:00Z", "updated_at": "1970-01-01T00:00:00Z", "machines": {},
@@ -102,7 +108,8 @@ def is_replica(text: str | None) -> bool:
     filled = {**_FILLED_TOP, **data}
     if isinstance(filled["current"], dict):
         filled["current"] = {**{name: [] for name in _FILLED_LISTS}, **filled["current"]}
-    return _session_schema().is_valid(filled)
+    errors = _session_errors()(filled)
+    return errors == [] if errors is not None else _session_schema().is_valid(filled)
 
 
 def store_is_replica(spec: dict, root: Path) -> bool:
