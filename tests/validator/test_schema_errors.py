@@ -91,10 +91,9 @@ def _vector_documents() -> dict[str, list]:
     # A vector's session is often partial (the runner fills in the rest): completed, most are valid.
     completed = [{"created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-02T00:00:00Z", **sanitize(session)}
                  for session in sessions]
-    # Each vector alone as a file too: a change to one is then seen without a whole corpus file around it.
+    # Each vector alone in its file: every vector is judged, and a change to one is seen without hundreds around it.
     single = [{**document, "vectors": [vector]} for document in vector_files for vector in document["vectors"]]
-    return {"session.schema.json": sessions + completed, "entry.schema.json": entries,
-            "vector.schema.json": vector_files + single}
+    return {"session.schema.json": sessions + completed, "entry.schema.json": entries, "vector.schema.json": single}
 
 
 @lru_cache(maxsize=1)
@@ -133,7 +132,7 @@ def test_the_protocol_messages_of_a_run_are_judged_as_jsonschema_judges_them():
         assert all(_agrees(name, document) is True for document in documents), name
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_a_protocol_message_one_change_from_a_run_s_is_judged_as_jsonschema_judges_it(data):
     found = _protocol_messages()
