@@ -1,7 +1,8 @@
 """Fixtures shared by the test areas: the fault-injecting fake adapter, a check for
 leftover processes, pytest's `pytester`, and a run of the kit's own tests that is
 never a GitHub Actions job of the kit's users; and how the run is spread over the
-CPUs (pytest-xdist: `unit_of` and the hooks below it).
+CPUs (pytest-xdist: `unit_of` and the hooks below it), and where its scratch
+files go (a RAM disk where there is one: `pytest_configure`).
 
 Under GitHub Actions the commands write annotations and a job summary by
 default (docs/ci.md); the kit's own tests must see what a terminal user sees,
@@ -12,8 +13,10 @@ variables themselves.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -209,6 +212,39 @@ def pytest_collection_modifyitems(config, items):
 
 
 _WORKER_LINES = pytest.StashKey[list]()
+_SCRATCH = pytest.StashKey[tuple]()
+RAM_DISK = Path("/dev/shm")
+RAM_DISK_FREE = 2 << 30  # the suite writes about 200 MB; leave the machine the rest
+
+
+def pytest_configure(config):
+    """Put every scratch file of the run (pytest's tmp_path, the commands' and adapters' temporary
+    directories: TMPDIR is inherited) on a RAM disk, in a directory of its own removed at the end.
+
+    The tests write, fsync and remove tens of thousands of small stores; on a journaled disk that
+    is a tenth of the suite's time, and none of it is what they test. Skipped where there is no
+    RAM disk with room, under xdist's workers (they inherit the main process's TMPDIR), and where
+    the user chose a place: `--basetemp`, or TMPDIR set.
+    """
+    if hasattr(config, "workerinput") or config.option.basetemp or os.environ.get("TMPDIR"):
+        return
+    try:
+        usage = shutil.disk_usage(RAM_DISK)
+        scratch = tempfile.mkdtemp(prefix="memoir-conform-tests-", dir=RAM_DISK) \
+            if usage.free > RAM_DISK_FREE and os.access(RAM_DISK, os.W_OK | os.X_OK) else None
+    except OSError:
+        scratch = None
+    if scratch is not None:
+        config.stash[_SCRATCH] = (scratch, tempfile.tempdir)
+        os.environ["TMPDIR"] = tempfile.tempdir = scratch
+
+
+def pytest_unconfigure(config):
+    scratch, before = config.stash.get(_SCRATCH, (None, None))
+    if scratch is not None:
+        os.environ.pop("TMPDIR", None)
+        tempfile.tempdir = before
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist

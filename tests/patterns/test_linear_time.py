@@ -11,6 +11,15 @@ measuring again, above 0.2 ms for the larger text, and again from 1024 to
 quadratic pattern; a quadratic one grows 16 times at each step), fails the test. A
 pattern that needs 20 ms for 256 characters fails at once (the larger size
 would take seconds to minutes).
+
+The kit's own patterns all run on RE2 (tests/patterns/test_one_engine.py),
+whose one search is linear in the text whatever the pattern. What the probe
+can still catch there is the binding's cost per call and per match (the
+text encoded again at each call: conformance/patterns.py), which grows with
+the number of matches, not with the pattern's structure: those patterns are
+probed on an even sample of RE2_SHAPES of their shapes, not on all of them (over 8,000 for
+the secret scanners, most of the time of this module). A pattern on Python's
+`re`, where a shape can be exponential, is probed on every shape.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from conformance.validator.reme_vault.links import wikilinks  # noqa: E402
 
 SMALL, LARGE, FACTOR = 256, 1024, 8.0
 CONFIRM = 4 * LARGE
+RE2_SHAPES = 64
 SLOW_AT_ONCE = 0.02  # seconds for the smaller text: no linear pattern comes near (80 µs a character)
 FLOOR = 2e-4  # under 0.2 ms for the larger text (200 ns a character) is linear enough, whatever the noise
 # Patterns applied on the spot from text that is not a literal: each with why it is safe
@@ -74,6 +84,13 @@ def _too_slow(apply, shapes) -> str | None:
     return None
 
 
+def _shapes(pattern) -> list[tuple[str, str]]:
+    shapes = hostile_shapes(pattern)
+    if isinstance(pattern, patterns.Pattern) and len(shapes) > RE2_SHAPES:
+        return [shapes[index * len(shapes) // RE2_SHAPES] for index in range(RE2_SHAPES)]
+    return shapes
+
+
 def _schema_patterns() -> list[str]:
     found: set[str] = set()
     for name in ("entry", "session", "memory-diff", "report", "vector", "adapter-protocol"):
@@ -88,7 +105,7 @@ def test_every_compiled_pattern_is_linear():
     slow = []
     for entry in found:
         for method in sorted(entry.modes):
-            why = _too_slow(applying(entry.pattern, method), hostile_shapes(entry.pattern))
+            why = _too_slow(applying(entry.pattern, method), _shapes(entry.pattern))
             if why:
                 slow.append(f"{entry.name}.{method}: {why}")
     assert not slow, "\n".join(slow)
@@ -114,7 +131,7 @@ def test_schema_patterns_are_linear():
     slow = []
     for source in _schema_patterns():
         pattern = patterns.compile(source)
-        why = _too_slow(applying(pattern, "search"), hostile_shapes(pattern))
+        why = _too_slow(applying(pattern, "search"), _shapes(pattern))
         if why:
             slow.append(f"{source!r}: {why}")
     assert len(_schema_patterns()) > 10 and not slow, "\n".join(slow)
@@ -149,3 +166,4 @@ def _grows_linearly(function, make, small=20_000) -> bool:
 ], ids=["model-heading", "validator-index-line", "reme-code-span", "model-link-openings", "model-link-near-misses"])
 def test_the_inputs_of_issue_24_take_linear_time(function, make):
     assert _grows_linearly(function, make)
+
