@@ -230,7 +230,7 @@ def pytest_configure(config):
         return
     try:
         usage = shutil.disk_usage(RAM_DISK)
-        scratch = tempfile.mkdtemp(prefix="memoir-conform-tests-", dir=RAM_DISK) \
+        scratch = tempfile.mkdtemp(prefix="mct-", dir=RAM_DISK) \
             if usage.free > RAM_DISK_FREE and os.access(RAM_DISK, os.W_OK | os.X_OK) else None
     except OSError:
         scratch = None

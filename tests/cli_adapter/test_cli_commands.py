@@ -78,9 +78,9 @@ def run(capsys, *args) -> tuple[int, str, str]:
 @pytest.mark.slow
 def test_toymemo_passes_a_shard_of_the_corpus_through_its_cli(toymemo, capsys, tmp_path):
     # A process per request makes the whole corpus cost minutes; one shard of
-    # sixteen (about 70 vectors, read, write and both merges) shows the plumbing,
+    # thirty-two (about 40 vectors, read, write and both merges) shows the plumbing,
     # and `python benchmarks/cli_adapter_bench.py` runs the whole corpus.
-    code, out, err = run(capsys, "run", "--cli", TOYMEMO_CONFIG, "-j", "2", "--shard", "1/16",
+    code, out, err = run(capsys, "run", "--cli", TOYMEMO_CONFIG, "-j", "2", "--shard", "1/32",
                          "--json", tmp_path / "report.json")
     assert code == 0, out[-3000:] + err
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -88,7 +88,7 @@ def test_toymemo_passes_a_shard_of_the_corpus_through_its_cli(toymemo, capsys, t
     assert report["options"]["cli"] == str(TOYMEMO_CONFIG) and report["options"]["adapter"] is None
     assert report["implementation"]["describe"]["name"] == "toymemo"
     counts = report["summary"]["counts"]
-    assert counts["pass"] > 50 and counts["fail"] == counts["error"] == counts["not_applicable"] == 0
+    assert counts["pass"] > 30 and counts["fail"] == counts["error"] == counts["not_applicable"] == 0
     assert {vector["op"] for vector in report["vectors"]} >= {"read_store", "write", "merge_sessions", "merge_stores"}
 
 
