@@ -100,6 +100,12 @@ def _single(keyword: str, expected: object, test: Callable[[object], bool | None
     return find
 
 
+def _some(verdicts: Iterable[bool | None]) -> bool | None:
+    """True if one verdict surely holds, False if each surely does not, None if it cannot be said."""
+    verdicts = list(verdicts)
+    return True if True in verdicts else None if None in verdicts else False
+
+
 class _Root:
     """The schema being compiled, and what each `$ref` in it compiled to (a definition may refer to itself)."""
 
@@ -135,8 +141,7 @@ def _type(node: dict, root: _Root) -> Finder:
     tests = [_TYPES[name] for name in names]
 
     def test(value: object) -> bool | None:
-        verdicts = [each(value) for each in tests]
-        return True if True in verdicts else None if None in verdicts else False
+        return _some(each(value) for each in tests)
     return _single("type", expected, test)
 
 
@@ -256,8 +261,7 @@ def _contains(node: dict, root: _Root) -> Finder:
     def test(value: object) -> bool | None:
         if not isinstance(value, list):
             return True
-        verdicts = [_valid(each, item) for item in value]
-        return True if True in verdicts else None if None in verdicts else False
+        return _some(_valid(each, item) for item in value)
     return _single("contains", node["contains"], test)
 
 
@@ -265,8 +269,7 @@ def _any_of(node: dict, root: _Root) -> Finder:
     branches = [_compile(branch, root) for branch in node["anyOf"]]
 
     def test(value: object) -> bool | None:
-        verdicts = [_valid(branch, value) for branch in branches]
-        return True if True in verdicts else None if None in verdicts else False
+        return _some(_valid(branch, value) for branch in branches)
     return _single("anyOf", node["anyOf"], test)
 
 
