@@ -8,18 +8,19 @@ characters. Time growing faster than the size (more than 8 times for 4
 times the text: a linear pattern takes 4, a quadratic one 16), confirmed by
 measuring again, above 0.2 ms for the larger text, and again from 1024 to
 4096 characters (one slow measurement on a shared machine is not a
-quadratic pattern; a quadratic one grows 16 times at each step), fails the test. A
-pattern that needs 20 ms for 256 characters fails at once (the larger size
-would take seconds to minutes).
+quadratic pattern; a quadratic one grows 16 times at each step), fails the
+test. A pattern that needs 20 ms for 256 characters fails at once (the
+larger size would take seconds to minutes).
 
 The kit's own patterns all run on RE2 (tests/patterns/test_one_engine.py),
 whose one search is linear in the text whatever the pattern. What the probe
 can still catch there is the binding's cost per call and per match (the
 text encoded again at each call: conformance/patterns.py), which grows with
 the number of matches, not with the pattern's structure: those patterns are
-probed on an even sample of RE2_SHAPES of their shapes, not on all of them (over 8,000 for
-the secret scanners, most of the time of this module). A pattern on Python's
-`re`, where a shape can be exponential, is probed on every shape.
+probed on an even sample of RE2_SHAPES of their shapes, not on all of them
+(over 8,000 for the secret scanners, most of the time of this module). A
+pattern on Python's `re`, where a shape can be exponential, is probed on
+every shape.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def _too_slow(apply, shapes) -> str | None:
             larger = cost(apply, hostile_text(prefix, piece, CONFIRM))
             if larger <= FACTOR * large:
                 continue  # linear from 1024 on: the step before was noise
-            return f"{prefix!r} + {piece!r}: {small * 1e3:.2f} ms at {SMALL}, {large * 1e3:.2f} ms at {LARGE}, {larger * 1e3:.2f} ms at {CONFIRM}"
+            return (f"{prefix!r} + {piece!r}: {small * 1e3:.2f} ms at {SMALL}, {large * 1e3:.2f} ms at {LARGE}, "
+                    f"{larger * 1e3:.2f} ms at {CONFIRM}")
     return None
 
 
@@ -166,4 +168,3 @@ def _grows_linearly(function, make, small=20_000) -> bool:
 ], ids=["model-heading", "validator-index-line", "reme-code-span", "model-link-openings", "model-link-near-misses"])
 def test_the_inputs_of_issue_24_take_linear_time(function, make):
     assert _grows_linearly(function, make)
-
