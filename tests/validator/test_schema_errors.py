@@ -4,9 +4,9 @@
 entries, and for sessions without departures, and the runner for vector
 files and replicas that are valid: an error missed would hide a finding or
 let a broken vector run, one too many would invent one. Its errors are
-compared with jsonschema's on the vector files, and on the vectors'
-sessions and entries, and on documents derived from them by hypothesis, one
-change at a time.
+compared with jsonschema's on the vectors, on the protocol messages of a
+run of the reference adapter, on the vectors' sessions and entries, and on
+documents derived from them by hypothesis, one change at a time.
 """
 
 from __future__ import annotations
