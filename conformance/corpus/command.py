@@ -145,7 +145,7 @@ def _tag_problems(root: Path, index: dict[str, Requirement] | None) -> dict[tupl
     for path in vector_files(root):
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             continue  # the loader reports it
         raw_vectors = document.get("vectors") if isinstance(document, dict) else None
         shown = str(Path(root.name) / path.relative_to(root))

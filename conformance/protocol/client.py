@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from conformance.nesting import MAX_DEPTH, nesting_depth
 from conformance.protocol.messages import (
     HANDSHAKE_PROTOCOL,
     SUPPORTED_PROTOCOLS,
@@ -456,36 +457,12 @@ def _signal_name(number: int) -> str:
     return name + limits.get(name, "")
 
 
-# The deepest nesting of arrays and objects an answer may have: far more than
-# any result needs, and little enough that every later step (schema checks,
-# reports) stays far from Python's recursion limit.
-MAX_DEPTH = 64
-
-
 class TooDeep(ValueError):
     """A line whose JSON nests arrays and objects deeper than MAX_DEPTH."""
 
     def __init__(self) -> None:
         super().__init__(f"JSON nested more than {MAX_DEPTH} levels deep")
         self.msg = str(self)
-
-
-def nesting_depth(value: object) -> int:
-    """How deeply arrays and objects nest in `value` (0 for a scalar), without recursion."""
-    deepest, pending = 0, [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > MAX_DEPTH:
-            return deepest
-        pending.extend((child, depth + 1) for child in children)
-    return deepest
 
 
 def decode_line(line: bytes) -> object:

@@ -17,6 +17,7 @@ from pathlib import Path
 from textwrap import indent
 
 from conformance import patterns, resources
+from conformance.nesting import MAX_DEPTH, nesting_depth
 from conformance.runner.checks import MISSING
 from conformance.runner.grading import LEVEL_NAMES, Grade, GradedVector
 from conformance.runner.requirements import RequirementIndex
@@ -46,9 +47,11 @@ def readable_args(args: dict) -> dict:
     for key, value in args.items():
         if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
             try:
-                value = json.loads(value)
-            except ValueError:
-                pass
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                parsed = None
+            if parsed is not None and nesting_depth(parsed) <= MAX_DEPTH:  # deeper is shown as the text it is
+                value = parsed
         shown[key] = value
     return shown
 

@@ -27,6 +27,7 @@ from conformance import linear_schema, resources, schema_errors
 from conformance.model.identity import item_key, text_hash
 from conformance.model.session import KNOWN_LISTS, KNOWN_TOP_LEVEL, load_session_data, render
 from conformance.model.store import SESSION_FILE
+from conformance.nesting import MAX_DEPTH, nesting_depth
 from conformance.runner.checks import SHOWN_DIFFERENCES, CheckFailure
 from conformance.runner.compare import Rules, differences
 from conformance.runner.selection import newer_lists
@@ -96,14 +97,15 @@ _FILLED_LISTS = ("goals", "next_actions", "open_questions", "decisions")
 def is_replica(text: str | None) -> bool:
     """A session text that is a schema-valid replica once the keys a reader
     fills are filled (absent counts: an empty store). Wrong types, bad dates,
-    items without a text, text that is not JSON are not replicas."""
+    items without a text, text that is not JSON, JSON nested deeper than the
+    kit walks (conformance.nesting) are not replicas."""
     if text is None:
         return True
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or nesting_depth(data) > MAX_DEPTH:
         return False
     filled = {**_FILLED_TOP, **data}
     if isinstance(filled["current"], dict):

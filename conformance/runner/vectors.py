@@ -33,6 +33,7 @@ from jsonschema.exceptions import best_match
 
 from conformance import linear_schema, patterns, resources, schema_errors
 from conformance.model.session import DEFAULT_CAPS
+from conformance.nesting import MAX_DEPTH, nesting_depth
 from conformance.runner.derived import with_derived
 
 SKIPPED_FILES = ("requirements.json", "boundaries.json")
@@ -276,6 +277,12 @@ def load_vector_file(path: Path, root: Path) -> tuple[list[Vector], list[VectorF
         document = json.loads(text)
     except json.JSONDecodeError as error:
         return [], [VectorFileProblem(shown, "$", f"not JSON: {error.msg} (line {error.lineno}, column {error.colno})")]
+    except RecursionError:
+        document = None
+    if document is None or nesting_depth(document) > MAX_DEPTH:
+        # Loading, expanding and running a vector copy and walk what it holds: keep them from Python's stack limit.
+        return [], [VectorFileProblem(shown, "$", f"nested more than {MAX_DEPTH} levels deep; give a deeper "
+                                                  'session.json as text ({"$text": "..."})')]
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     errors = [] if digest in _SCHEMA_VALID else _schema_errors(document)
     if not errors:

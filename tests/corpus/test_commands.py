@@ -57,6 +57,33 @@ def test_check_reports_a_missing_golden_store(tmp_path, capsys):
     assert "golden store 'stores/nowhere' not found" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("levels", [70, 100_000], ids=["past-the-limit", "past-the-json-parser"])
+def test_a_vector_file_nested_too_deep_is_a_problem_not_a_traceback(tmp_path, capsys, levels):
+    # Loading, expanding and running copy and walk what a vector holds: a file nested deeper than
+    # the kit walks (conformance.nesting) is refused at load, however deep (json.loads itself gives up).
+    root = _one_file_corpus(tmp_path, [_vector()])
+    deep = '{"a": ' * levels + "1" + "}" * levels
+    text = json.dumps({"vectors": [_vector(note="DEEP")]}).replace('"DEEP"', deep)
+    (root / "merge" / "x.json").write_text(text, encoding="utf-8")
+    assert main(["vectors", "check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "x.json: at $: nested more than 64 levels deep" in out and '{"$text": "..."}' in out
+    assert main(["run", "--model", "--no-bundled", "--vectors", str(root)]) == 2
+    assert "nested more than 64 levels deep" in capsys.readouterr().err
+
+
+def test_a_session_text_nested_past_every_parser_is_run_and_shown_as_text(tmp_path, capsys):
+    # As `$text` a session may hold anything, 100,000 levels deep included: the implementation
+    # reads it (the model sets it aside as unreadable), and the failure shows the text as sent.
+    levels = 100_000
+    deep = '{"version": 1, "current": {"goals": [{"text": "a", "x": ' + "[" * levels + "]" * levels + "}]}}"
+    root = _one_file_corpus(tmp_path, [_vector(input={"local": {"$text": deep}, "remote": {"version": 1}},
+                                               expect=[{"path": "/live/goals", "count": 1}])])
+    assert main(["run", "--model", "--no-bundled", "--vectors", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL merge.example" in out and '"local": "{\\"version\\": 1' in out
+
+
 def test_check_warns_about_undocumented_ambiguities(tmp_path, capsys):
     root = _one_file_corpus(tmp_path, [_vector(tags=["ambiguous"], ambiguity="AMB-NOT-A-THING")])
     assert main(["vectors", "check", str(root)]) == 0
