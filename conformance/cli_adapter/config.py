@@ -119,6 +119,8 @@ def load(path: Path | str, *, check_programs: bool = True) -> CliConfig | list[s
         return [f"{shown}: cannot read it: {error}"]
     except tomllib.TOMLDecodeError as error:
         return [f"{shown}: not valid TOML: {error}"]
+    except RecursionError:  # tomllib reads nested arrays and inline tables by recursion
+        return [f"{shown}: not valid TOML here: arrays or tables nested too deeply to read"]
     reader = _Reader(Path(path).resolve(), check_programs)
     config = reader.config(data)
     if reader.problems:

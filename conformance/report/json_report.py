@@ -131,11 +131,16 @@ def read(path: Path) -> dict | str:
         return f"{path}: cannot read ({error})"
     except ValueError as error:
         return f"{path}: not JSON ({error})"
+    except RecursionError:
+        return f"{path}: not a memoir-conform run report: JSON nested too deeply to read"
     version = report.get("report_version") if isinstance(report, dict) else None
     if version is not None and version != REPORT_VERSION:
         return (f"{path}: not a memoir-conform run report this kit reads: report_version {version!r}, this kit "
                 f"reads {REPORT_VERSION} (run `memoir-conform run --json` again with this kit)")
-    problems = validate(report)
+    try:
+        problems = validate(report)
+    except RecursionError:  # parsed, but deeper than the schema check can walk
+        return f"{path}: not a memoir-conform run report: JSON nested too deeply to check"
     if problems:
         return f"{path}: not a memoir-conform run report (schema/report.schema.json): {problems[0]}"
     return report

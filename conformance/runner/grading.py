@@ -94,6 +94,8 @@ def load_expected_failures(path: Path) -> list[ExpectedFailure] | str:
         data = YAML(typ="base", pure=True).load(text)
     except YAMLError as error:
         return f"{path}: neither JSON nor YAML ({str(error).splitlines()[0]})"
+    except RecursionError:
+        return f"{path}: nested too deeply to read as JSON or YAML"
     return parse_expected_failures(data, str(path))
 
 
