@@ -275,11 +275,12 @@ def load_vector_file(path: Path, root: Path) -> tuple[list[Vector], list[VectorF
         return [], [VectorFileProblem(shown, "$", f"cannot read: {error}")]
     try:
         document = json.loads(text)
+        too_deep = nesting_depth(document) > MAX_DEPTH
     except json.JSONDecodeError as error:
         return [], [VectorFileProblem(shown, "$", f"not JSON: {error.msg} (line {error.lineno}, column {error.colno})")]
-    except RecursionError:
-        document = None
-    if document is None or nesting_depth(document) > MAX_DEPTH:
+    except RecursionError:  # deeper than json.loads itself reads
+        too_deep = True
+    if too_deep:
         # Loading, expanding and running a vector copy and walk what it holds: keep them from Python's stack limit.
         return [], [VectorFileProblem(shown, "$", f"nested more than {MAX_DEPTH} levels deep; give a deeper "
                                                   'session.json as text ({"$text": "..."})')]

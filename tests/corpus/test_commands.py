@@ -72,6 +72,14 @@ def test_a_vector_file_nested_too_deep_is_a_problem_not_a_traceback(tmp_path, ca
     assert "nested more than 64 levels deep" in capsys.readouterr().err
 
 
+def test_a_vector_file_of_json_null_is_told_it_is_no_vector_file(tmp_path, capsys):
+    root = _one_file_corpus(tmp_path, [_vector()])
+    (root / "merge" / "x.json").write_text("null", encoding="utf-8")
+    assert main(["vectors", "check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "x.json: at $:" in out and "None is not of type 'object'" in out and "levels deep" not in out
+
+
 def test_a_session_text_nested_past_every_parser_is_run_and_shown_as_text(tmp_path, capsys):
     # As `$text` a session may hold anything, 100,000 levels deep included: the implementation
     # reads it (the model sets it aside as unreadable), and the failure shows the text as sent.
