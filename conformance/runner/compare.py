@@ -263,7 +263,7 @@ def _differences(expected: object, actual: object, path: str, rows_unordered: bo
                 yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
         return
     if isinstance(expected, list) and isinstance(actual, list):
-        if path.endswith("/links") and _is_link_list(path) and all(isinstance(link, str) for link in (*expected, *actual)):
+        if _is_link_list(path) and all(isinstance(link, str) for link in (*expected, *actual)):
             yield from _link_differences(expected, actual, path)
             return
         if _aligned(expected, actual, rows_unordered):
@@ -286,6 +286,8 @@ def _differences(expected: object, actual: object, path: str, rows_unordered: bo
 
 
 def _is_link_list(path: str) -> bool:
+    if not path.endswith("/links"):
+        return False  # most lists: no pointer to parse
     try:
         tokens = parse_pointer(path)
     except ValueError:
