@@ -20,6 +20,7 @@ N backticks).
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -43,11 +44,19 @@ class FoundPattern:
     modes: set[str] = field(default_factory=set)
 
 
-def _modules():
+@functools.cache
+def _module_trees() -> tuple[tuple[object, ast.AST], ...]:
+    """Every module of the package with its syntax tree, parsed once a process (several tests read them)."""
+    trees = []
     for info in pkgutil.walk_packages(conformance.__path__, "conformance."):
         if info.name.endswith("__main__"):
             continue
-        yield importlib.import_module(info.name)
+        module = importlib.import_module(info.name)
+        try:
+            trees.append((module, ast.parse(inspect.getsource(module))))
+        except (OSError, TypeError):
+            continue
+    return tuple(trees)
 
 
 def python_source(source: str) -> str:
@@ -89,11 +98,7 @@ def _methods_called_on(tree: ast.AST) -> dict[str, set[str]]:
 
 def package_patterns() -> list[FoundPattern]:
     found: dict[tuple, FoundPattern] = {}
-    for module in _modules():
-        try:
-            tree = ast.parse(inspect.getsource(module))
-        except (OSError, TypeError):
-            continue
+    for module, tree in _module_trees():
         called = _methods_called_on(tree)
         for name, value in vars(module).items():
             for pattern in _patterns_in(value):
@@ -115,11 +120,7 @@ class InlineCall:
 
 def inline_pattern_calls() -> list[InlineCall]:
     calls = []
-    for module in _modules():
-        try:
-            tree = ast.parse(inspect.getsource(module))
-        except (OSError, TypeError):
-            continue
+    for module, tree in _module_trees():
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
