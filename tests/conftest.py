@@ -1,7 +1,7 @@
 """Fixtures shared by the test areas: the fault-injecting fake adapter, a check for
 leftover processes, pytest's `pytester`, and a run of the kit's own tests that is
 never a GitHub Actions job of the kit's users; and how the run is spread over the
-CPUs (pytest-xdist: `unit_of` and the hooks below it), and where its scratch
+CPUs (pytest-xdist: one worker more than CPUs, `unit_of` and the hooks below it), and where its scratch
 files go (a RAM disk where there is one: `pytest_configure`).
 
 Under GitHub Actions the commands write annotations and a job summary by
@@ -180,6 +180,15 @@ def unit_of(nodeid: str) -> str:
     if module in _REFERENCE_RESULTS:
         return "tests/runner: reference_results"
     return next((directory for directory in _SHARED_DIRECTORIES if module.startswith(directory)), module)
+
+
+@pytest.hookimpl(wrapper=True, optionalhook=True)  # an xdist hook: absent with -p no:xdist
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` starts one worker more than there are CPUs (a PYTEST_XDIST_AUTO_NUM_WORKERS of
+    yours is kept as it is). Each worker spends about a tenth of its time waiting on the adapters
+    and tools it started; one more worker keeps the cores busy (benchmarks/README.md)."""
+    count = yield
+    return count if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else count + 1
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
