@@ -1,8 +1,8 @@
 """Fixtures shared by the test areas: the fault-injecting fake adapter, a check for
 leftover processes, pytest's `pytester`, and a run of the kit's own tests that is
 never a GitHub Actions job of the kit's users; and how the run is spread over the
-CPUs (pytest-xdist: one worker more than CPUs, `unit_of` and the hooks below it), and where its scratch
-files go (a RAM disk where there is one: `pytest_configure`).
+CPUs (pytest-xdist: one worker more than CPUs, `unit_of` and the hooks below it),
+and where its scratch files go (a RAM disk where there is one: `pytest_configure`).
 
 Under GitHub Actions the commands write annotations and a job summary by
 default (docs/ci.md); the kit's own tests must see what a terminal user sees,
