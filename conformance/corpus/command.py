@@ -128,6 +128,7 @@ def check_corpus(dirs: list[Path]) -> CheckOutcome:
         if index is not None:
             outcome.problems.extend(f"{where}: {problem}"
                                     for problem in strength_problems(vector, RequirementIndex(index)))
+        outcome.problems.extend(f"{where}: {problem}" for problem in refusal_problems(vector))
         named = sorted({e.ambiguity for e in vector.expectations() if e.ambiguity})
         unknown = [amb for amb in named if known_ambiguities is not None and amb not in known_ambiguities]
         if unknown:
@@ -135,6 +136,15 @@ def check_corpus(dirs: list[Path]) -> CheckOutcome:
         if vector.title.startswith(scaffold_module.TODO) or (vector.note or "").startswith(scaffold_module.TODO):
             outcome.warnings.append(f"{where}: still a scaffold (TODO in its title or note)")
     return outcome
+
+
+def refusal_problems(vector) -> list[str]:
+    """Checks whose `unless_refused` names no step that may refuse: they would run always, or never."""
+    steps = vector.input.get("steps") if vector.op == "write" and isinstance(vector.input, dict) else None
+    steps = steps if isinstance(steps, list) else []
+    may_refuse = {index for index, step in enumerate(steps) if isinstance(step, dict) and step.get("may_refuse")}
+    return [f"check at {check['path']!r}: unless_refused {check['unless_refused']} names no step with may_refuse"
+            for check in vector.expect if "unless_refused" in check and check["unless_refused"] not in may_refuse]
 
 
 def _tag_problems(root: Path, index: dict[str, Requirement] | None) -> dict[tuple[str, str], list[str]]:

@@ -222,7 +222,7 @@ def _spec_label(spec: object) -> object:
 # --- the keywords ----------------------------------------------------------------
 
 # What a check says besides its keyword.
-ANNOTATIONS = ("path", "note", "requirements", "ambiguity")
+ANNOTATIONS = ("path", "note", "requirements", "ambiguity", "unless_refused")
 # Mismatches reported per check; the rest are counted on the last one shown.
 SHOWN_DIFFERENCES = 10
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.model import store as model_store
+from conformance.model.frontmatter import parse_entry_text
 from conformance.model.identity import item_key, text_hash
 from conformance.model.session import load_session_data, load_session_text, render
 from conformance.protocol.messages import AdapterFault, Describe, ErrorResponse, OkResponse, Outcome
@@ -285,10 +286,20 @@ def evaluate_checks(vector: Vector, document: dict, files: FileContext | None) -
     the interpretation it rests on."""
     context = check_context(vector, files)
     failures = []
+    refused = refused_steps(document)
     for check in vector.expect:
+        if check.get("unless_refused") in refused:
+            continue  # it checks what that step wrote, and the step refused as its `may_refuse` allows
         failures.extend(annotated(failure, vector.check_expectation(check))
                         for failure in evaluate_check(check, document, files, context))
     return failures
+
+
+def refused_steps(document: dict) -> set[int]:
+    """The indexes of a write vector's steps that the adapter refused."""
+    steps = document.get("steps")
+    return {index for index, step in enumerate(steps if isinstance(steps, list) else [])
+            if isinstance(step, dict) and step.get("ok") is False}
 
 
 def check_context(vector: Vector, files: FileContext | None) -> CheckContext:
@@ -385,10 +396,21 @@ def store_document(store: Path) -> dict:
             raise _Stop(ERROR, f"the adapter wrote {store.name}/{model_store.SESSION_FILE} nested too deeply "
                                "for the runner to parse (JSON perhaps, but deeper than any session)") from None
     document["machine_ids"] = stamped_machine_ids(document.get("session"))
-    read = model_store.store_from_bytes(entry_files(files), raw)
+    entries = entry_files(files)
+    read = model_store.store_from_bytes(entries, raw)
     document["entries"] = _entries_by_link(read["entries"])
+    document["frontmatter_problems"] = frontmatter_problems(entries)
     document["files"] = file_texts(files)
     return document
+
+
+def frontmatter_problems(entries: list[tuple[str, bytes]]) -> dict[str, list[dict]]:
+    """link -> where each entry file leaves the frontmatter subset of 3.1
+    (`{"code", "line", "message"}`): what a writer's MUST NOTs are checked
+    on, apart from whether the values it was given read back."""
+    return {link: [{"code": problem.code, "line": problem.line, "message": problem.message}
+                   for problem in parse_entry_text(model_store.decode(data)).problems]
+            for link, data in entries}
 
 
 def stamped_machine_ids(session: object) -> list[str]:

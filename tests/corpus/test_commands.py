@@ -92,6 +92,19 @@ def test_a_session_text_nested_past_every_parser_is_run_and_shown_as_text(tmp_pa
     assert "FAIL merge.example" in out and '"local": "{\\"version\\": 1' in out
 
 
+def test_check_reports_unless_refused_on_a_step_that_may_not_refuse(tmp_path, capsys):
+    write = _vector(id="write.example", op="write", level="writer", sections=["4.1"],
+                    requirements=["S8-writer-stamps-added"],
+                    input={"steps": [{"op": "add_next_action", "args": {"text": "a"}},
+                                     {"op": "add_next_action", "args": {"text": "b"}, "may_refuse": ["invalid_input"]}]},
+                    expect=[{"path": "/live/next_actions", "count": 2, "unless_refused": 1},
+                            {"path": "/live/next_actions", "count": 1, "unless_refused": 0}])
+    root = _one_file_corpus(tmp_path, [write])
+    assert main(["vectors", "check", str(root)]) == 1
+    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("error:")]
+    assert len(problems) == 1 and "unless_refused 0 names no step with may_refuse" in problems[0]
+
+
 def test_check_warns_about_undocumented_ambiguities(tmp_path, capsys):
     root = _one_file_corpus(tmp_path, [_vector(tags=["ambiguous"], ambiguity="AMB-NOT-A-THING")])
     assert main(["vectors", "check", str(root)]) == 0
