@@ -38,7 +38,7 @@ from conformance.corpus.boundaries import BOUNDARY_FILE, BoundaryIndex, load_bou
 from conformance.corpus.requirements import INDEX_FILE, Requirement, load_index
 from conformance.runner.requirements import RequirementIndex
 from conformance.runner.strength import strength_problems
-from conformance.runner.vectors import LEVELS, Corpus, load_corpus, vector_files
+from conformance.runner.vectors import LEVELS, Corpus, Vector, load_corpus, vector_files
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 OPS = ("merge_sessions", "read_store", "write", "merge_stores", "concurrent_writes", "atomic_writes", "atomic_merges")
@@ -138,7 +138,7 @@ def check_corpus(dirs: list[Path]) -> CheckOutcome:
     return outcome
 
 
-def refusal_problems(vector) -> list[str]:
+def refusal_problems(vector: Vector) -> list[str]:
     """Checks whose `unless_refused` names no step that may refuse: they would run always, or never."""
     steps = vector.input.get("steps") if vector.op == "write" and isinstance(vector.input, dict) else None
     steps = steps if isinstance(steps, list) else []

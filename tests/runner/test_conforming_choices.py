@@ -572,6 +572,25 @@ def test_a_writer_that_dumps_frontmatter_with_pyyaml_defaults_earns_full(corpus,
     assert_full(graded, result)
 
 
+class RefusesLineBreaksInFrontmatter(ModelImplementation):
+    """write_entry refuses a value with a line break: multi-line text belongs in the body (3.1)."""
+
+    def call(self, op, args):
+        values = [] if op != "write_entry" else list(args.get("frontmatter", {}).values())
+        texts = [text for value in values for text in (value if isinstance(value, list) else [value])]
+        if any(isinstance(text, str) and ("\n" in text or "\r" in text) for text in texts):
+            return ErrorResponse(None, "invalid_input", "a value with a line break belongs in the body")
+        return super().call(op, args)
+
+
+def test_a_writer_that_refuses_line_breaks_passes_the_vector_that_allows_it(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, RefusesLineBreaksInFrontmatter(), ["write_entry"],
+                                tmp_path)
+    assert_full(graded, result)
+    item = next(item for item in graded if item.vector.id == "write.frontmatter.line-breaks-and-controls-escaped")
+    assert item.result.outcome == "pass", item.result.failures
+
+
 def _entry_file(args) -> Path:
     return Path(args["store"]) / "memory" / f"{args['link']}.md"
 

@@ -18,7 +18,7 @@ import yaml
 
 from conformance.model.frontmatter import parse_entry_text
 from conformance.model.store import atomic_write
-from conformance.protocol.messages import ErrorResponse, OkResponse
+from conformance.protocol.messages import OkResponse
 from conformance.runner.implementations import ModelImplementation
 from conformance.runner.strength import MUST
 
@@ -115,22 +115,3 @@ def test_a_writer_that_emits_what_3_1_forbids_is_charged_with_that_rule(corpus, 
                                 tmp_path)
     assert result.earned == "reader", explain(graded)
     assert charged(graded) & SUBSET_MUST_NOTS == {rule}, explain(graded)
-
-
-class RefusesLineBreaksInFrontmatter(ModelImplementation):
-    """write_entry refuses a value with a line break: multi-line text belongs in the body (3.1)."""
-
-    def call(self, op, args):
-        values = [] if op != "write_entry" else list(args.get("frontmatter", {}).values())
-        texts = [text for value in values for text in (value if isinstance(value, list) else [value])]
-        if any(isinstance(text, str) and ("\n" in text or "\r" in text) for text in texts):
-            return ErrorResponse(None, "invalid_input", "a value with a line break belongs in the body")
-        return super().call(op, args)
-
-
-def test_a_writer_that_refuses_line_breaks_passes_the_vector_that_allows_it(corpus, reference_results, tmp_path):
-    graded, result = graded_run(corpus, reference_results, RefusesLineBreaksInFrontmatter(), ["write_entry"],
-                                tmp_path)
-    assert result.earned == "full", explain(graded)
-    item = next(item for item in graded if item.vector.id == "write.frontmatter.line-breaks-and-controls-escaped")
-    assert item.result.outcome == "pass", item.result.failures
