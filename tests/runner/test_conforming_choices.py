@@ -38,7 +38,7 @@ from conformance.reference import utc_now
 from conformance.runner.execute import run_vector
 from conformance.runner.implementations import ModelImplementation
 
-from verdict_support import explain, failing, graded_of, graded_run, plain
+from verdict_support import RewritesFrontmatter, explain, failing, graded_of, graded_run, plain
 
 SESSION_OPS = ("add_goal", "complete_goal", "add_next_action", "complete_next_action", "add_question",
                "add_decision", "hide_decision", "record_session")
@@ -532,23 +532,13 @@ def pyyaml_frontmatter(fields: dict, options: dict = PYYAML_OPTIONS) -> str | No
     return block if parsed.fields == fields and not parsed.problems else None
 
 
-class WritesFrontmatterWithPyYaml(ModelImplementation):
+class WritesFrontmatterWithPyYaml(RewritesFrontmatter):
     """Serialises frontmatter with PyYAML's `safe_dump` wherever its output is in the 3.1 subset."""
 
     options = PYYAML_OPTIONS
 
-    def call(self, op, args):
-        outcome = super().call(op, args)
-        if op in ENTRY_OPS and isinstance(outcome, OkResponse):
-            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
-            text = path.read_text(encoding="utf-8")
-            parsed = parse_entry_text(text)
-            block = (pyyaml_frontmatter(parsed.fields, self.options)
-                     if parsed.has_frontmatter and not parsed.preamble else None)
-            if block is not None:
-                body = "".join(text.splitlines(keepends=True)[parsed.body_start - 1:])
-                atomic_write(path, (block + body).encode("utf-8"))
-        return outcome
+    def block(self, parsed):
+        return pyyaml_frontmatter(parsed.fields, self.options)
 
 
 def test_a_writer_that_dumps_frontmatter_with_pyyaml_earns_full(corpus, reference_results, tmp_path):

@@ -11,18 +11,12 @@ an implementer outside the project would write them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
-from conformance.model.frontmatter import parse_entry_text
-from conformance.model.store import atomic_write
-from conformance.protocol.messages import OkResponse
-from conformance.runner.implementations import ModelImplementation
 from conformance.runner.strength import MUST
 
-from verdict_support import explain, graded_run
+from verdict_support import RewritesFrontmatter, explain, graded_run
 
 ENTRY_OPS = ("write_entry", "update_entry")
 SUBSET_MUST_NOTS = {"S3.1-writer-no-anchors", "S3.1-writer-no-block-scalars", "S3.1-writer-no-deep-nesting"}
@@ -56,7 +50,7 @@ BlockScalarDumper.add_representer(str, lambda dumper, text: dumper.represent_sca
     "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
 
 
-class DumpsFrontmatterWithPyYaml(ModelImplementation):
+class DumpsFrontmatterWithPyYaml(RewritesFrontmatter):
     """Every entry file it writes gets its frontmatter from `yaml.dump` with these options (with `share`,
     equal lists and mappings are one object)."""
 
@@ -65,18 +59,11 @@ class DumpsFrontmatterWithPyYaml(ModelImplementation):
         self.share = share
         self.options = {"sort_keys": False, "allow_unicode": True, "Dumper": yaml.SafeDumper, **options}
 
-    def call(self, op, args):
-        outcome = super().call(op, args)
-        if op in ENTRY_OPS and isinstance(outcome, OkResponse):
-            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
-            text = path.read_text(encoding="utf-8")
-            parsed = parse_entry_text(text)
-            if parsed.has_frontmatter and not parsed.preamble and not parsed.problems:
-                fields = shared_equal_values(parsed.fields) if self.share else parsed.fields
-                dumped = yaml.dump(fields, **self.options)
-                body = "".join(text.splitlines(keepends=True)[parsed.body_start - 1:])
-                atomic_write(path, f"---\n{dumped}---\n{body}".encode("utf-8"))
-        return outcome
+    def block(self, parsed):
+        if parsed.problems:
+            return None  # a file the model read with problems is not the case here
+        fields = shared_equal_values(parsed.fields) if self.share else parsed.fields
+        return f"---\n{yaml.dump(fields, **self.options)}---\n"
 
 
 def test_the_dumpers_write_what_the_tests_say():

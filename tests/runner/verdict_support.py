@@ -10,10 +10,15 @@ construction (the `reference_results` fixture, tests/runner/conftest.py).
 from __future__ import annotations
 
 from datetime import date, datetime
+from pathlib import Path
 
 from conformance import SPEC_VERSION, resources
+from conformance.model.frontmatter import ParsedEntry, parse_entry_text
 from conformance.model.session import DEFAULT_CAPS
+from conformance.model.store import atomic_write
+from conformance.protocol.messages import OkResponse
 from conformance.runner.execute import required_ops, run_vector
+from conformance.runner.implementations import ModelImplementation
 from conformance.runner.grading import grade, grade_vectors
 from conformance.runner.requirements import load_requirements
 from conformance.runner.vectors import RUNNER_DRIVEN_OPS, Vector, expand
@@ -68,3 +73,24 @@ def plain(value):
     if isinstance(value, list):
         return [plain(item) for item in value]
     return value
+
+
+class RewritesFrontmatter(ModelImplementation):
+    """The reference model, with the frontmatter block of each entry file that `write_entry` or
+    `update_entry` leaves replaced by `block(parsed)` (the file as the model wrote it); a block of
+    None keeps the model's."""
+
+    def block(self, parsed: ParsedEntry) -> str | None:
+        raise NotImplementedError
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op in ("write_entry", "update_entry") and isinstance(outcome, OkResponse):
+            path = Path(args["store"]) / "memory" / f"{args['link']}.md"
+            text = path.read_text(encoding="utf-8")
+            parsed = parse_entry_text(text)
+            block = self.block(parsed) if parsed.has_frontmatter and not parsed.preamble else None
+            if block is not None:
+                body = "".join(text.splitlines(keepends=True)[parsed.body_start - 1:])
+                atomic_write(path, (block + body).encode("utf-8"))
+        return outcome
