@@ -246,6 +246,19 @@ def pytest_configure(config):
     if scratch is not None:
         config.stash[_SCRATCH] = (scratch, tempfile.tempdir)
         os.environ["TMPDIR"] = tempfile.tempdir = scratch
+        if sys.dont_write_bytecode:
+            _bytecode_in(Path(scratch) / "bytecode")
+
+
+def _bytecode_in(directory: Path) -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set, keep the run's bytecode in `directory` instead of
+    writing none: every xdist worker would otherwise rewrite the assertions of all 200 test
+    modules again (pytest caches them as bytecode), and every Python process a test starts would
+    compile what it imports again. Nothing is written to the checkout, and the directory goes
+    with the scratch directory, as PYTHONDONTWRITEBYTECODE asked."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = str(directory)
+    sys.dont_write_bytecode = False
 
 
 def pytest_unconfigure(config):
