@@ -241,9 +241,24 @@ def differences(expected: object, actual: object, path: str, rules: Rules = STRI
     its deepest path, deciding ones first, each marked advisory where a rule
     says so. A missing key and an empty list are the same (an absent session
     list equals [])."""
+    if _identical(expected, actual):
+        return
     found = list(_differences(expected, actual, path, rows_unordered=rules.across_runs))
     marked = [replace(item, advisory=advisory_for(item.path, rules)) for item in found]
     yield from sorted(marked, key=lambda item: item.advisory is not None)
+
+
+def _identical(expected: object, actual: object) -> bool:
+    """The same JSON value, to the type of each scalar: then no rule below finds a difference, and
+    the walk is skipped (most comparisons are of equal documents; the encoder is C, the walk Python)."""
+    try:
+        return canonical_strict(expected) == canonical_strict(actual)
+    except (TypeError, ValueError):  # not JSON (NaN among it): the walk decides
+        return False
+
+
+def canonical_strict(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def deciding(found: Iterator[Difference]) -> list[Difference]:

@@ -8,9 +8,10 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.fuzz import strategies
 from conformance.model.identity import text_hash
 from conformance.runner.checks import CheckContext, FileContext, evaluate_check
-from conformance.runner.compare import CLOCK_STAMP, MISSING, UNKNOWN_FIELD, Rules, differences
+from conformance.runner.compare import CLOCK_STAMP, MISSING, UNKNOWN_FIELD, Rules, _differences, differences
 
 READER = CheckContext(rules=Rules(reader_reported=True))
 WRITER = CheckContext()
@@ -231,3 +232,10 @@ def test_dropping_an_item_is_always_reported_and_decides(items, data):
     found = list(differences(items, fewer, "/l"))
     assert found and all(item.advisory is None for item in found)
     assert any(item.message.startswith("missing item") for item in found)
+
+
+@given(st.one_of(strategies.json_values(), strategies.sessions()),
+       st.sampled_from(["", "/session", "/store/entries/a/links", "/store/entries/a/body", "/l"]), st.booleans())
+def test_skipping_the_walk_for_identical_json_hides_no_difference(value, path, across_runs):
+    # `differences` returns at once for two identical JSON values: the walk must find nothing there.
+    assert list(_differences(value, json.loads(json.dumps(value)), path, rows_unordered=across_runs)) == []
