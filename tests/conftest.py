@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import resources
 from conformance.resources import runners_dir
 
 pytest_plugins = ("pytester",)
@@ -168,17 +169,18 @@ def zombies():
 # order on one worker every time (a failure reproduces with `-n 0` and the module alone). The
 # users of an expensive session-scoped fixture of a conftest are one unit, or two workers would
 # each build it: the shared mutant run (tests/mutants), the results site's matrix run
-# (tests/site), the feedback reports (tests/feedback), the corpus and index (tests/corpus), and
-# the reference results of tests/runner/conftest.py.
-_SHARED_DIRECTORIES = ("tests/corpus/", "tests/feedback/", "tests/mutants/", "tests/site/")
-_REFERENCE_RESULTS = ("tests/runner/test_conforming_choices.py", "tests/runner/test_verdict_honesty.py")
+# (tests/site), the feedback reports (tests/feedback), and the reference results (below: the
+# corpus tests, with their corpus and index, and the verdict tests of tests/runner).
+_SHARED_DIRECTORIES = ("tests/feedback/", "tests/mutants/", "tests/site/")
+_REFERENCE_RESULTS = ("tests/corpus/", "tests/runner/test_conforming_choices.py",
+                      "tests/runner/test_verdict_honesty.py", "tests/runner/test_writer_subset_attribution.py")
 
 
 def unit_of(nodeid: str) -> str:
     """The unit of work of a test id: a module, or the group of modules sharing a session fixture."""
     module = nodeid.split("::", 1)[0]
-    if module in _REFERENCE_RESULTS:
-        return "tests/runner: reference_results"
+    if module.startswith(_REFERENCE_RESULTS):
+        return "reference_results"
     return next((directory for directory in _SHARED_DIRECTORIES if module.startswith(directory)), module)
 
 
@@ -211,13 +213,15 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Units holding a `slow` item run first (in collection order otherwise), so that the
-    longest ones are not the last to start while the other workers have nothing left to do."""
+    """The reference results' unit first (the largest: a third of a worker's share), then the units
+    holding a `slow` item, the rest in collection order: the longest are not the last to start
+    while the other workers have nothing left to do."""
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         units.setdefault(unit_of(item.nodeid), []).append(item)
-    slow_first = sorted(units.values(), key=lambda members: not any(item.get_closest_marker("slow") for item in members))
-    items[:] = [item for members in slow_first for item in members]
+    order = sorted(units.items(), key=lambda unit: (unit[0] != "reference_results",
+                                                    not any(item.get_closest_marker("slow") for item in unit[1])))
+    items[:] = [item for _, members in order for item in members]
 
 
 _WORKER_LINES = pytest.StashKey[list]()
@@ -280,6 +284,22 @@ def pytest_testnodedown(node, error):
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for line in config.stash.get(_WORKER_LINES, []):
         terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def reference_results(tmp_path_factory) -> dict:
+    """Every bundled vector's result against the in-process reference model, by id: the corpus
+    tests read their verdicts here, and the verdict tests take them for the vectors an
+    implementation under test does not change (tests/runner/verdict_support.py)."""
+    from conformance.runner.execute import run_vector
+    from conformance.runner.implementations import ModelImplementation
+    from conformance.runner.vectors import load_corpus
+
+    loaded = load_corpus([resources.vectors_dir()])
+    model = ModelImplementation()
+    described = model.describe()
+    workdir = tmp_path_factory.mktemp("reference")
+    return {vector.id: run_vector(vector, model, described, workdir) for vector in loaded.vectors}
 
 
 @pytest.fixture(autouse=True)

@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 
 from conformance import resources
-from conformance.runner.execute import run_vector
-from conformance.runner.implementations import ModelImplementation
 from conformance.runner.vectors import load_corpus
 
 
@@ -33,12 +31,3 @@ def corpus():
     loaded = load_corpus([resources.vectors_dir()])
     assert loaded.problems == []
     return loaded.vectors
-
-
-@pytest.fixture(scope="session")
-def reference_results(corpus, tmp_path_factory):
-    """Every vector's result against the reference model (verdict_support.results_of reuses them)."""
-    model = ModelImplementation()
-    described = model.describe()
-    workdir = tmp_path_factory.mktemp("reference")
-    return {vector.id: run_vector(vector, model, described, workdir) for vector in corpus}

@@ -4,7 +4,7 @@ tests: tests/runner/test_verdict_honesty.py, test_conforming_choices.py).
 
 Only the vectors that send an op the implementation changes are run against
 it; every other vector's result is the reference model's, which it is by
-construction (the `reference_results` fixture, tests/runner/conftest.py).
+construction (the `reference_results` fixture, tests/conftest.py).
 """
 
 from __future__ import annotations
