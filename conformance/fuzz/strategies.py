@@ -274,6 +274,13 @@ def _crowded_sessions(caps_items: tuple, max_items: int) -> st.SearchStrategy[di
 def crowding(caps: dict):
     """A function: session -> a strategy of that session, now and then (about
     one time in eight) with some of its lists crowded past their caps by fillers."""
+    return _crowding(tuple(sorted(caps.items())))
+
+
+@functools.cache
+def _crowding(caps_items: tuple):
+    # Cached (by the caps): `fuzz` asks for it on every example of a chain.
+    caps = dict(caps_items)
     crowd = {name: fillers(name, crowd_counts(name, caps)) for name in CROWDABLE}
     which = st.fixed_dictionaries({name: st.booleans() for name in CROWDABLE})
     # Hypothesis favours 0 heavily, so crowding (the costly case) is the 3.

@@ -140,7 +140,7 @@ def test_a_protocol_message_one_change_from_a_run_s_is_judged_as_jsonschema_judg
     document = data.draw(st.sampled_from(found[name]), label="document")
     path = data.draw(st.sampled_from(list(_paths(document))), label="path")
     delete = bool(path) and data.draw(st.booleans(), label="delete")
-    value = None if delete else data.draw(_values(sorted(_schema_keys(load_schema(PROTOCOL)))), label="value")
+    value = None if delete else data.draw(_values(PROTOCOL), label="value")
     _agrees(name, _changed(document, path, value, delete))
 
 
@@ -206,7 +206,11 @@ _SCALARS = st.one_of(st.sampled_from(_WORDS), st.integers(-2, 3), st.sampled_fro
                      st.booleans(), st.none())
 
 
-def _values(keys: list[str]):
+@lru_cache(maxsize=None)
+def _values(name: str):
+    """Values to put into a document of schema file `name`, its property names among the keys. Built
+    once per file: strategies are immutable, and building this one cost more than drawing from it."""
+    keys = sorted(_schema_keys(load_schema(name)))
     return st.recursive(_SCALARS, lambda inner: st.one_of(
         st.lists(inner, max_size=3),
         st.dictionaries(st.sampled_from(keys + _WORDS[:4]), inner, max_size=4)), max_leaves=8)
@@ -257,5 +261,5 @@ def test_a_document_one_change_from_a_vector_s_is_judged_as_jsonschema_judges_it
     document = documents[data.draw(st.integers(0, len(documents) - 1), label="document")]
     path = data.draw(st.sampled_from(list(_paths(document))), label="path")
     delete = bool(path) and data.draw(st.booleans(), label="delete")
-    value = None if delete else data.draw(_values(sorted(_schema_keys(load_schema(name)))), label="value")
+    value = None if delete else data.draw(_values(name), label="value")
     _agrees(name, _changed(document, path, value, delete))
