@@ -23,11 +23,10 @@ from pathlib import Path
 import pytest
 
 from conformance import resources
-from conformance.resources import runners_dir
 
 pytest_plugins = ("pytester",)
 
-FAKE_ADAPTER = runners_dir() / "fake" / "adapter.py"
+FAKE_ADAPTER = resources.runners_dir() / "fake" / "adapter.py"
 FAKE_VARIABLES = ("FAULT", "FAULT_AFTER", "FAULT_WHEN", "PROTOCOLS", "MODEL", "PID_FILE", "LINK_TO")
 
 

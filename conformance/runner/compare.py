@@ -251,14 +251,13 @@ def differences(expected: object, actual: object, path: str, rules: Rules = STRI
 def _identical(expected: object, actual: object) -> bool:
     """The same JSON value, to the type of each scalar: then no rule below finds a difference, and
     the walk is skipped (most comparisons are of equal documents; the encoder is C, the walk Python)."""
+    def text(value: object) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
     try:
-        return canonical_strict(expected) == canonical_strict(actual)
+        return text(expected) == text(actual)
     except (TypeError, ValueError):  # not JSON (NaN among it): the walk decides
         return False
-
-
-def canonical_strict(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def deciding(found: Iterator[Difference]) -> list[Difference]:
