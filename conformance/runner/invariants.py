@@ -94,11 +94,13 @@ _FILLED_TOP = {"created_at": "1970-01-01T00:00:00Z", "updated_at": "1970-01-01T0
 _FILLED_LISTS = ("goals", "next_actions", "open_questions", "decisions")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_replica(text: str | None) -> bool:
     """A session text that is a schema-valid replica once the keys a reader
     fills are filled (absent counts: an empty store). Wrong types, bad dates,
     items without a text, text that is not JSON, JSON nested deeper than the
-    kit walks (conformance.nesting) are not replicas."""
+    kit walks (conformance.nesting) are not replicas. Remembered by text: the
+    derived invariants ask it of each vector's inputs several times."""
     if text is None:
         return True
     try:
