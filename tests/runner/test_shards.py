@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance import resources
@@ -54,8 +54,6 @@ def test_a_derived_vector_costs_its_base_s_requests_again(corpus):
     assert expected_cost(swapped) == 2 * expected_cost(base) and expected_cost(idempotent) == 4 * expected_cost(base)
 
 
-# No deadline: two assignments of the corpus take 25 ms idle and over 200 ms on a busy machine.
-@settings(deadline=None)
 @given(new_ids=st.lists(st.from_regex(r"new\.[a-z]{1,12}", fullmatch=True), min_size=1, max_size=30, unique=True),
        count=st.integers(min_value=1, max_value=9))
 def test_a_growing_corpus_moves_no_cheap_vector(corpus, new_ids, count):
