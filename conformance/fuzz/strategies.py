@@ -173,9 +173,19 @@ def replica_texts(max_items: int = 4) -> st.SearchStrategy[str]:
     """The bytes of a replica's session.json: mostly valid, sometimes one that
     must contribute nothing to a merge (spec 6)."""
     valid = sessions(max_items).map(lambda s: json.dumps(s, indent=2))
+    return st.one_of(valid, valid, valid, valid, *_degraded_texts(max_items))
+
+
+def degraded_replica_texts(max_items: int = 4) -> st.SearchStrategy[str]:
+    """The bytes of a session.json that must contribute nothing to a merge (spec 6)."""
+    return st.one_of(*_degraded_texts(max_items))
+
+
+def _degraded_texts(max_items: int) -> tuple[st.SearchStrategy[str], ...]:
+    """A newer version, and a valid file cut short."""
     newer = sessions(max_items).map(lambda s: json.dumps({**s, "version": 2}))
-    broken = valid.map(lambda text: text[: len(text) // 2])
-    return st.one_of(valid, valid, valid, valid, newer, broken)
+    broken = sessions(max_items).map(lambda s: json.dumps(s, indent=2)).map(lambda text: text[: len(text) // 2])
+    return newer, broken
 
 
 def json_values() -> st.SearchStrategy[object]:

@@ -23,7 +23,8 @@ from conformance.model.session import (
 
 # 500 examples each keeps the default suite quick; MEMOIR_CONFORM_EXAMPLES=5000
 # (or `memoir-conform fuzz --examples N`) searches deeper.
-EXAMPLES = settings(max_examples=int(os.environ.get("MEMOIR_CONFORM_EXAMPLES", "500")), deadline=None)
+COUNT = int(os.environ.get("MEMOIR_CONFORM_EXAMPLES", "500"))
+EXAMPLES = settings(max_examples=COUNT, deadline=None)
 ROOMY_CAPS = {name: 1000 for name in ("goals", "next_actions", "parked_actions", "open_questions",
                                        "decisions", "completed_actions", "completed_goals", "history")}
 
@@ -121,14 +122,22 @@ def check_unknown_keys_pass_through_local_winning(a, b):
                 assert container(merged)[key] == value
 
 
-@EXAMPLES
-@given(strategies.replica_texts(), strategies.replica_texts())
-def test_degraded_replicas_contribute_nothing(local_text, remote_text):
-    merged = merge_session_texts(local_text, remote_text)
-    sides = [load_session_text(t) for t in (local_text, remote_text)]
-    ok = [s.session for s in sides if s.status == "ok"]
-    if len(ok) == 1:
-        assert render(merged) == render(merge_sessions(ok[0], loaded({"version": 1})))
+# Every example is a check: a valid replica and a degraded one, on either side (drawn from
+# replica_texts, more than half of the pairs had not exactly one of each).
+@settings(EXAMPLES, max_examples=max(1, COUNT // 2))
+@given(strategies.sessions(), strategies.degraded_replica_texts(), st.booleans())
+def test_a_degraded_replica_contributes_nothing(session, degraded_text, degraded_is_local):
+    assert load_session_text(degraded_text).status == "degraded"
+    valid_text = json.dumps(session, indent=2)
+    local, remote = (degraded_text, valid_text) if degraded_is_local else (valid_text, degraded_text)
+    expected = render(merge_sessions(loaded(session), loaded({"version": 1})))
+    assert render(merge_session_texts(local, remote)) == expected
+
+
+@settings(EXAMPLES, max_examples=max(1, COUNT // 5))
+@given(strategies.degraded_replica_texts(), strategies.degraded_replica_texts())
+def test_two_degraded_replicas_merge_to_an_empty_session(local_text, remote_text):
+    assert render(merge_session_texts(local_text, remote_text)) == render(loaded({"version": 1}))
 
 
 @EXAMPLES
