@@ -7,8 +7,8 @@ items per session list, tombstones, whole replicas, and now and then a
 replica that must contribute nothing (newer version, unparseable bytes).
 Merges of such replicas hit every rule of spec 5 within a few examples.
 
-`sessions`, `replica_texts` and `json_values` are the plain pieces (the
-model's own property tests use them). `memoir-conform fuzz` draws pairs
+`sessions`, `replica_texts`, `degraded_replica_texts` and `json_values` are
+the plain pieces (the model's own property tests use them). `memoir-conform fuzz` draws pairs
 with `colliding_sessions` (two replicas drawn entry by entry, each item
 with what the other replica holds of it), `crowding` (lists past their
 caps), `degrade`, `stale_replicas`, and for the writer machine

@@ -21,8 +21,8 @@ from conformance.model.session import (
     tombstone_index,
 )
 
-# 500 examples each keeps the default suite quick; MEMOIR_CONFORM_EXAMPLES=5000
-# (or `memoir-conform fuzz --examples N`) searches deeper.
+# 500 examples each (fewer where every example is a check) keeps the default suite quick;
+# MEMOIR_CONFORM_EXAMPLES=5000 (or `memoir-conform fuzz --examples N`) searches deeper.
 COUNT = int(os.environ.get("MEMOIR_CONFORM_EXAMPLES", "500"))
 EXAMPLES = settings(max_examples=COUNT, deadline=None)
 ROOMY_CAPS = {name: 1000 for name in ("goals", "next_actions", "parked_actions", "open_questions",
