@@ -9,6 +9,9 @@ mutmut, pre-commit); run as a script, it sums the records by module:
     PYTHONPATH=benchmarks MEMOIR_SUITE_CPU=/tmp/cpu python -m pytest -q -p suite_cpu_bench
     python benchmarks/suite_cpu_bench.py /tmp/cpu [--tests 20]
 
+(MEMOIR_SUITE_CPU unset: a folder in the system's temporary directory; a
+run replaces the records of the one before.)
+
 A worker's last line gives its whole CPU, so what the tests' sum leaves
 out (start-up and collection) is shown too. Children that a test leaves
 running are counted when they are reaped, if ever; grandchildren handed to
@@ -21,6 +24,7 @@ import argparse
 import collections
 import os
 import resource
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,10 +38,14 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _folder() -> Path:
+    return Path(os.environ.get("MEMOIR_SUITE_CPU") or Path(tempfile.gettempdir()) / "memoir-suite-cpu")
+
+
 def _log():
     global _records
     if _records is None:
-        folder = Path(os.environ.get("MEMOIR_SUITE_CPU", "suite-cpu"))
+        folder = _folder()
         folder.mkdir(parents=True, exist_ok=True)
         _records = open(folder / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.tsv", "a", encoding="utf-8")
     return _records
@@ -58,7 +66,10 @@ def pytest_runtest_logfinish(nodeid, location):
 
 def pytest_configure(config):
     global _relay
-    _relay = os.environ.get("PYTEST_XDIST_WORKER") is None and bool(getattr(config.option, "numprocesses", None))
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # the run's first process: a new run's records only
+        for old in _folder().glob("*.tsv"):
+            old.unlink()
+        _relay = bool(getattr(config.option, "numprocesses", None))
 
 
 def pytest_sessionfinish(session):
