@@ -92,7 +92,7 @@ def report(folder: Path, top: int) -> str:
             children[module] += float(reaped)
             count[module] += 1
             tests.append((float(spent) + float(reaped), name))
-    workers = [row for row in processes if row[0] != "main"]
+    workers = [row for row in processes if row[0] != "main"] or processes  # -n 0: the main process ran the tests
     in_tests = sum(own.values()) + sum(children.values())
     whole = sum(spent + reaped for _, spent, reaped in workers)
     lines = [f"CPU s: {whole:.0f} in the workers, {in_tests:.0f} in tests ({sum(own.values()):.0f} their own, "
