@@ -172,7 +172,7 @@ def sessions(max_items: int = 4) -> st.SearchStrategy[dict]:
 def replica_texts(max_items: int = 4) -> st.SearchStrategy[str]:
     """The bytes of a replica's session.json: mostly valid, sometimes one that
     must contribute nothing to a merge (spec 6)."""
-    valid = sessions(max_items).map(lambda s: json.dumps(s, indent=2))
+    valid = _valid_texts(max_items)
     return st.one_of(valid, valid, valid, valid, *_degraded_texts(max_items))
 
 
@@ -181,10 +181,14 @@ def degraded_replica_texts(max_items: int = 4) -> st.SearchStrategy[str]:
     return st.one_of(*_degraded_texts(max_items))
 
 
+def _valid_texts(max_items: int) -> st.SearchStrategy[str]:
+    return sessions(max_items).map(lambda s: json.dumps(s, indent=2))
+
+
 def _degraded_texts(max_items: int) -> tuple[st.SearchStrategy[str], ...]:
     """A newer version, and a valid file cut short."""
     newer = sessions(max_items).map(lambda s: json.dumps({**s, "version": 2}))
-    broken = sessions(max_items).map(lambda s: json.dumps(s, indent=2)).map(lambda text: text[: len(text) // 2])
+    broken = _valid_texts(max_items).map(lambda text: text[: len(text) // 2])
     return newer, broken
 
 

@@ -82,7 +82,7 @@ def _one_part_changed():
     base = {name: right[0] for name, (right, _) in PARTS.items()} | {"fraction": ".5", "zone": "+05:30"}
     for time, seconds in ((False, False), (True, False), (True, True)):
         for name, (right, near) in PARTS.items():
-            if name in TIME_PARTS and not time or name in ("second", "fraction") and not seconds:
+            if (name in TIME_PARTS and not time) or (name in ("second", "fraction") and not seconds):
                 continue
             for value in right + near:
                 yield compose(base | {name: value}, time, seconds)
