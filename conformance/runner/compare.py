@@ -15,6 +15,9 @@ once, here:
   blank lines; an entry file's text compares as its frontmatter fields and
   that body (byte-exactness is `unchanged`'s, for files an op was not asked
   to touch, spec 8);
+- a key that says what its absence says is absent: an empty list (4.1: an
+  absent list is empty) and `hidden: false` (3.3.3, 5.3.1: only `true` marks
+  a tombstone);
 - a frontmatter key the spec does not define, as a reader reports it, is
   advisory (spec 3.2: readers MUST ignore fields they do not recognise);
 - a stamp an implementation takes from its own clock (`created_at` and
@@ -52,6 +55,10 @@ CLOCK_STAMPS = frozenset({"created_at", "updated_at", "parked_at"})
 # Result-document keys that hold entries (a derived document nests them one level down).
 ENTRY_HOLDERS = frozenset({"entries"})
 FILE_HOLDERS = frozenset({"files", "local_files", "remote_files"})
+
+# Values that say what the key's absence says. `hidden` MAY be written, and only `true` marks a tombstone
+# (3.3.3, 5.3.1): a typed writer's `hidden: false` is no tombstone, spelled out. An absent list is empty (4.1).
+MEANS_ABSENT = {"hidden": False}
 
 UNKNOWN_FIELD = "a frontmatter key the spec does not define, as the reader reported it (3.2: readers ignore it)"
 CLOCK_STAMP = "a stamp from the implementation's clock, compared between two runs"
@@ -239,8 +246,8 @@ def short(value: object, limit: int = 80) -> str:
 def differences(expected: object, actual: object, path: str, rules: Rules = STRICT) -> Iterator[Difference]:
     """Every place where `actual` differs from `expected` in meaning, each at
     its deepest path, deciding ones first, each marked advisory where a rule
-    says so. A missing key and an empty list are the same (an absent session
-    list equals [])."""
+    says so. A missing key and a value that means its absence are the same
+    (`means_absent`: an absent session list equals [])."""
     if _identical(expected, actual):
         return
     found = list(_differences(expected, actual, path, rows_unordered=rules.across_runs))
@@ -264,16 +271,21 @@ def deciding(found: Iterator[Difference]) -> list[Difference]:
     return [item for item in found if item.advisory is None]
 
 
+def means_absent(key: str, value: object) -> bool:
+    """Whether `key: value` says what leaving the key out says (`MEANS_ABSENT`, or an empty list)."""
+    return value == [] or (key in MEANS_ABSENT and value is MEANS_ABSENT[key])
+
+
 def _differences(expected: object, actual: object, path: str, rows_unordered: bool = False) -> Iterator[Difference]:
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in expected:
             if key not in actual:
-                if expected[key] != []:
+                if not means_absent(key, expected[key]):
                     yield Difference(join_pointer(path, key), expected[key], MISSING, f"missing field {key!r}")
                 continue
             yield from _differences(expected[key], actual[key], join_pointer(path, key), rows_unordered)
         for key in actual:
-            if key not in expected and actual[key] != []:
+            if key not in expected and not means_absent(key, actual[key]):
                 yield Difference(join_pointer(path, key), MISSING, actual[key], f"unexpected field {key!r}")
         return
     if isinstance(expected, list) and isinstance(actual, list):
@@ -372,11 +384,11 @@ def subset_differences(expected: dict, actual: object, path: str) -> Iterator[Di
     for key, want in expected.items():
         where = join_pointer(path, key)
         if want is None:
-            if key in actual:
+            if key in actual and not means_absent(key, actual[key]):
                 yield Difference(where, MISSING, actual[key], f"field {key!r} must be absent")
             continue
         if key not in actual:
-            if want != []:
+            if not means_absent(key, want):
                 yield Difference(where, want, MISSING, f"missing field {key!r}")
             continue
         if is_after_matcher(want):

@@ -452,6 +452,23 @@ def test_a_writer_that_omits_empty_optional_values_earns_full(corpus, reference_
     assert_full(graded, result)
 
 
+class SpellsOutHiddenFalse(RewritesItsSessionFiles):
+    """A Go writer whose `Decision` struct has `Hidden bool` without `omitempty`: every decision it writes or
+    merges carries `hidden: false` unless it is a tombstone (3.3.3: `hidden` MAY; only `true` marks one)."""
+
+    def restyle(self, session):
+        current = session.get("current")
+        if isinstance(current, dict) and isinstance(current.get("decisions"), list):
+            current["decisions"] = [{"hidden": False, **item} if isinstance(item, dict) else item
+                                    for item in current["decisions"]]
+        return session
+
+
+def test_a_writer_that_writes_hidden_false_on_every_live_decision_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, SpellsOutHiddenFalse(), WRITE_OPS, tmp_path)
+    assert_full(graded, result)
+
+
 # The date field of each list a write adds to, and of history rows.
 ADDED_DATE_FIELDS = ("set_on", "added", "asked", "date", "done_at")
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from conformance.fuzz import strategies
 from conformance.model.identity import text_hash
 from conformance.runner.checks import CheckContext, FileContext, evaluate_check
-from conformance.runner.compare import CLOCK_STAMP, MISSING, UNKNOWN_FIELD, Rules, _differences, differences
+from conformance.runner.compare import (CLOCK_STAMP, MISSING, UNKNOWN_FIELD, Rules, _differences, differences,
+                                        subset_differences)
 
 READER = CheckContext(rules=Rules(reader_reported=True))
 WRITER = CheckContext()
@@ -203,6 +204,41 @@ def test_after_passes_an_equal_instant():
     assert failures(check, document) == []
     check["contains"][0]["added"]["$after"] = "2026-01-02T10:00:00.001Z"
     assert deciding(failures(check, document))
+
+
+# --- a value that says what its absence says (3.3.3, 4.1, 5.3.1) ------------------------------------
+
+def decisions_document(*decisions: dict) -> dict:
+    return {"session": {"version": 1, "current": {"decisions": list(decisions)}}}
+
+
+def test_hidden_false_passes_where_the_key_is_absent_and_the_other_way_round():
+    spelled_out = decisions_document({"text": "Use Postgres", "date": "2026-01-02", "hidden": False})
+    left_out = decisions_document({"text": "Use Postgres", "date": "2026-01-02"})
+    for document, other in ((spelled_out, left_out), (left_out, spelled_out)):
+        assert failures({"path": "/session/current/decisions", "equals": other["session"]["current"]["decisions"]},
+                        document) == []
+        assert failures({"path": "/session/current/decisions",
+                         "contains": [{"text": "use postgres", "hidden": None}]}, document) == []
+
+
+def test_hidden_false_where_the_tombstone_belongs_fails_and_decides():
+    hidden = {"text": "Use Postgres", "date": "2026-01-02", "hidden": True, "hidden_at": "2026-01-03"}
+    document = decisions_document({"text": "Use Postgres", "date": "2026-01-02", "hidden": False})
+    found = deciding(failures({"path": "/session/current/decisions", "equals": [hidden]}, document))
+    assert ("/session/current/decisions/0/hidden", False) in [(failure.path, failure.actual) for failure in found]
+    assert deciding(failures({"path": "/session/current/decisions", "contains": [{"text": "Use Postgres",
+                                                                                 "hidden": True}]}, document))
+
+
+def test_only_false_means_absent_for_hidden_and_an_empty_list_for_any_key():
+    # A value of another type is not the absence of a tombstone: it is reported, as any unexpected value is.
+    for value in (0, "false", None, "", "no"):
+        document = decisions_document({"text": "Use Postgres", "hidden": value})
+        assert deciding(failures({"path": "/session/current/decisions",
+                                  "contains": [{"text": "Use Postgres", "hidden": None}]}, document)), value
+    assert list(subset_differences({"parked_actions": None}, {"parked_actions": []}, "/x")) == []
+    assert list(subset_differences({"parked_actions": None}, {"parked_actions": [{"text": "a"}]}, "/x"))
 
 
 # --- properties -------------------------------------------------------------------------------------
