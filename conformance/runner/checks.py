@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from conformance.model import dates
 from conformance.model.identity import item_key, text_hash
 from conformance.runner.compare import (
+    BASIC_FORMAT,
     DATE_FIELDS,
     MISSING,
     STRICT,
@@ -31,6 +32,7 @@ from conformance.runner.compare import (
     Rules,
     advisory_for,
     differences,
+    is_basic_format_date,
     join_pointer,
     label,
     parse_pointer,
@@ -480,7 +482,8 @@ def check_stamped(fields: list[str], resolved: Resolved, path: str, context: Che
                 yield at, name, MISSING, f"{short(label(item))} has no {name!r} stamp"
             elif name in DATE_FIELDS:
                 if not dates.is_iso8601(stamp):
-                    yield at, "an ISO 8601 date-time", stamp, f"{short(label(item))}: {name} is not ISO 8601"
+                    yield (at, "an ISO 8601 date-time", stamp, f"{short(label(item))}: {name} is not ISO 8601",
+                           BASIC_FORMAT if is_basic_format_date(stamp) else None)
             elif not (isinstance(stamp, str) and stamp.strip()):
                 yield at, "a non-empty string", stamp, f"{short(label(item))}: {name} is not a non-empty string"
 

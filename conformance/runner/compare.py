@@ -34,6 +34,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from conformance import patterns
 from conformance.model import dates
 from conformance.model.frontmatter import parse_entry_text
 from conformance.model.identity import item_key
@@ -59,6 +60,12 @@ FILE_HOLDERS = frozenset({"files", "local_files", "remote_files"})
 # Values that say what the key's absence says. `hidden` MAY be written, and only `true` marks a tombstone
 # (3.3.3, 5.3.1): a typed writer's `hidden: false` is no tombstone, spelled out. An absent list is empty (4.1).
 MEANS_ABSENT = {"hidden": False}
+
+BASIC_FORMAT = ("AMB-DATES: an ISO 8601 date in the basic format (20261207T231234Z), which the kit reads as the "
+                "epoch and other parsers as the instant it spells")
+_BASIC_FORMAT = patterns.compile(
+    r"([0-9]{4})([0-9]{2})([0-9]{2})(?:T([0-9]{2})([0-9]{2})(?:([0-9]{2})([.,][0-9]+)?)?)?"
+    r"(Z|[+-][0-9]{2}(?:[0-9]{2})?)?")
 
 UNKNOWN_FIELD = "a frontmatter key the spec does not define, as the reader reported it (3.2: readers ignore it)"
 CLOCK_STAMP = "a stamp from the implementation's clock, compared between two runs"
@@ -172,6 +179,19 @@ def same_instant(expected: object, actual: object) -> bool:
     """Two spellings of one ISO 8601 instant (spec 5.2 compares dates as instants)."""
     first, second = dates.parse_date(expected), dates.parse_date(actual)
     return first is not None and first == second
+
+
+def is_basic_format_date(value: object) -> bool:
+    """Whether `value` is an ISO 8601 date or date-time in the basic format (no "-" or ":"), a valid one:
+    ISO 8601 has both formats, and the kit's reading of dates (AMB-DATES) takes only the extended."""
+    found = _BASIC_FORMAT.fullmatch(value) if isinstance(value, str) else None
+    if found is None:
+        return False
+    year, month, day, hour, minute, second, fraction, offset = found.groups()
+    extended = f"{year}-{month}-{day}"
+    if hour is not None:
+        extended += f"T{hour}:{minute}" + (f":{second}{fraction or ''}" if second else "")
+    return dates.is_iso8601(extended + (offset or ""))
 
 
 def normalized_body(text: str) -> str:

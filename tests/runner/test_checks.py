@@ -213,7 +213,17 @@ def test_stamped():
 def test_stamped_date_fields_must_be_iso8601():
     document = {"items": [{"text": "a", "added": "yesterday"}]}
     failure = evaluate({"path": "/items", "stamped": ["added"]}, document)
-    assert failure.path == "/items/0/added" and failure.actual == "yesterday"
+    assert failure.path == "/items/0/added" and failure.actual == "yesterday" and failure.advisory is None
+
+
+def test_a_stamp_in_iso_8601_basic_format_is_advisory_an_invalid_one_decides():
+    # ISO 8601 has a basic format too; the kit's reading of dates (AMB-DATES) takes only the extended one.
+    for stamp in ("20261207T231234Z", "20261207T231234.120+0530", "20261207T2312Z", "20261207"):
+        failure = evaluate({"path": "/items", "stamped": ["added"]}, {"items": [{"text": "a", "added": stamp}]})
+        assert failure.actual == stamp and failure.advisory and "AMB-DATES" in failure.advisory, stamp
+    for stamp in ("20261399T231234Z", "20261207T23Z", "2026120", "20261207T251234Z", "2026-1207T231234Z"):
+        failure = evaluate({"path": "/items", "stamped": ["added"]}, {"items": [{"text": "a", "added": stamp}]})
+        assert failure.actual == stamp and failure.advisory is None, stamp
 
 
 # unchanged, preserved

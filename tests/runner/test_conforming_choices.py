@@ -657,6 +657,21 @@ def test_a_writer_that_stamps_entry_dates_its_own_way_earns_full(corpus, referen
     assert_full(graded, result)
 
 
+def basic_format_clock() -> str:
+    """`time.strftime("%Y%m%dT%H%M%SZ")`, as request signers stamp: ISO 8601's basic format."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def test_a_writer_that_stamps_entries_in_iso_8601_basic_format_earns_full(corpus, reference_results, tmp_path):
+    # 3.3: `added`, `set_on` and `date` are "ISO 8601"; the kit reads only the extended format (AMB-DATES), so a
+    # basic-format stamp is reported as advisory, never charged.
+    graded, result = graded_run(corpus, reference_results, StampsWithItsOwnClock(basic_format_clock), ENTRY_OPS,
+                                tmp_path)
+    assert_full(graded, result)
+    advisory = {item.vector.id for item in graded if "advisory" in item.failed_strengths}
+    assert "write.entry-stamp.goal-entry-gets-set-on" in advisory
+
+
 class WritesNewEntriesWithPythonFrontmatter(ModelImplementation):
     """write_entry through python-frontmatter's `dumps`: keys sorted, a blank line after the closing `---`,
     the body stripped and no newline at the end. `width` keeps PyYAML from folding a long value over
