@@ -32,7 +32,7 @@ from conformance.runner.compare import (
     Rules,
     advisory_for,
     differences,
-    is_basic_format_date,
+    extended_spelling,
     join_pointer,
     label,
     parse_pointer,
@@ -483,7 +483,7 @@ def check_stamped(fields: list[str], resolved: Resolved, path: str, context: Che
             elif name in DATE_FIELDS:
                 if not dates.is_iso8601(stamp):
                     yield (at, "an ISO 8601 date-time", stamp, f"{short(label(item))}: {name} is not ISO 8601",
-                           BASIC_FORMAT if is_basic_format_date(stamp) else None)
+                           BASIC_FORMAT if extended_spelling(stamp) else None)
             elif not (isinstance(stamp, str) and stamp.strip()):
                 yield at, "a non-empty string", stamp, f"{short(label(item))}: {name} is not a non-empty string"
 

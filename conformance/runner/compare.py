@@ -63,7 +63,7 @@ MEANS_ABSENT = {"hidden": False}
 
 BASIC_FORMAT = ("AMB-DATES: an ISO 8601 date in the basic format (20261207T231234Z), which the kit reads as the "
                 "epoch and other parsers as the instant it spells")
-_BASIC_FORMAT = patterns.compile(
+_BASIC_DATE = patterns.compile(
     r"([0-9]{4})([0-9]{2})([0-9]{2})(?:T([0-9]{2})([0-9]{2})(?:([0-9]{2})([.,][0-9]+)?)?)?"
     r"(Z|[+-][0-9]{2}(?:[0-9]{2})?)?")
 
@@ -181,17 +181,19 @@ def same_instant(expected: object, actual: object) -> bool:
     return first is not None and first == second
 
 
-def is_basic_format_date(value: object) -> bool:
-    """Whether `value` is an ISO 8601 date or date-time in the basic format (no "-" or ":"), a valid one:
-    ISO 8601 has both formats, and the kit's reading of dates (AMB-DATES) takes only the extended."""
-    found = _BASIC_FORMAT.fullmatch(value) if isinstance(value, str) else None
+def extended_spelling(value: object) -> str | None:
+    """The extended spelling of a valid ISO 8601 date or date-time in the basic format (`20261207T231234Z`
+    -> `2026-12-07T23:12:34Z`), else None. ISO 8601 has both formats; the kit's reading (AMB-DATES) takes
+    only the extended one, so a basic-format date in what an implementation wrote never decides alone."""
+    found = _BASIC_DATE.fullmatch(value) if isinstance(value, str) else None
     if found is None:
-        return False
+        return None
     year, month, day, hour, minute, second, fraction, offset = found.groups()
     extended = f"{year}-{month}-{day}"
     if hour is not None:
         extended += f"T{hour}:{minute}" + (f":{second}{fraction or ''}" if second else "")
-    return dates.is_iso8601(extended + (offset or ""))
+    extended += offset or ""
+    return extended if dates.is_iso8601(extended) else None
 
 
 def normalized_body(text: str) -> str:
@@ -430,7 +432,13 @@ def is_after_matcher(value: object) -> bool:
 def _after_differences(bound: str, actual: object, path: str) -> Iterator[Difference]:
     wanted = f"a date not earlier than {bound}"
     if dates.parse_date(actual) is None:
-        yield Difference(path, wanted, actual, "not an ISO 8601 date")
+        extended = extended_spelling(actual)
+        if extended is None:
+            yield Difference(path, wanted, actual, "not an ISO 8601 date")
+        elif dates.sort_key(extended) < dates.sort_key(bound):
+            yield Difference(path, wanted, actual, f"earlier than {bound}")
+        else:  # not earlier in the reading that takes the basic format
+            yield Difference(path, wanted, actual, "a basic-format date", advisory=BASIC_FORMAT)
     elif dates.sort_key(actual) < dates.sort_key(bound):
         yield Difference(path, wanted, actual, f"earlier than {bound}")
 

@@ -206,6 +206,16 @@ def test_after_passes_an_equal_instant():
     assert deciding(failures(check, document))
 
 
+def test_after_a_basic_format_date_is_advisory_when_its_instant_is_not_earlier():
+    # ISO 8601's basic format: the kit reads it as the epoch (AMB-DATES), other parsers as the instant it spells.
+    check = {"path": "/session/current/next_actions", "contains": [{"text": "Ship", "added": {"$after": "X"}}]}
+    check["contains"][0]["added"]["$after"] = "2026-01-02T10:00:00Z"
+    for stamp, decides in (("20260102T110000+0100", False), ("20260102T120000Z", False),
+                           ("20260102T095959Z", True), ("20261302T120000Z", True)):
+        found = failures(check, session_document({"text": "Ship", "added": stamp}))
+        assert len(found) == 1 and bool(deciding(found)) is decides, stamp
+
+
 # --- a value that says what its absence says (3.3.3, 4.1, 5.3.1) ------------------------------------
 
 def decisions_document(*decisions: dict) -> dict:
