@@ -18,6 +18,9 @@ once, here:
 - a key that says what its absence says is absent: an empty list (4.1: an
   absent list is empty) and `hidden: false` (3.3.3, 5.3.1: only `true` marks
   a tombstone);
+- a date an implementation wrote in ISO 8601's basic format (`stamped`,
+  `$after`) fails only as advisory where the reading that takes that format
+  would pass it (AMB-DATES);
 - a frontmatter key the spec does not define, as a reader reports it, is
   advisory (spec 3.2: readers MUST ignore fields they do not recognise);
 - a stamp an implementation takes from its own clock (`created_at` and
