@@ -739,9 +739,11 @@ def run_atomic_writes(vector: Vector, session: _Session, caps: dict) -> Built:
     original = materialise_store(vector.input.get("store"), vector.root, store)
     store.mkdir(parents=True, exist_ok=True)
     failures: list[CheckFailure] = []
+    # Questions only below the cap: a writer may refuse an add at the cap (AMB-CAP-REFUSAL).
+    questions = 2 * caps["open_questions"]
     with _SessionFilePoller(store / model_store.SESSION_FILE) as poller:
         for index in range(vector.input["writes"]):
-            if index % 2 == 0:
+            if index % 2 == 0 and index < questions:
                 op, args = "add_question", {"store": str(store), "text": f"atomic question {index + 1}"}
             else:
                 op, args = "record_session", {"store": str(store), "summary": f"atomic session {index + 1}"}
