@@ -203,6 +203,54 @@ def test_a_reader_that_renders_live_lists_in_its_own_order_earns_full(corpus, re
     assert_full(graded, result)
 
 
+class ReportsOpaqueEntriesAsBlobs(ModelImplementation):
+    """Reports no fields for an opaque entry: 8 asks a Reader to "render as opaque", nothing more
+    (AMB-OPAQUE-FIELDS)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            for found in outcome.result["entries"]:
+                if found["status"] == "opaque":
+                    found["fields"] = {}
+        return outcome
+
+
+def test_a_reader_that_reports_no_fields_for_opaque_entries_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, ReportsOpaqueEntriesAsBlobs(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+    assert "read.golden.legacy-mixed-unicode" in failing(graded, "advisory")
+
+
+class MovesAsideWhatItCannotRead(ModelImplementation):
+    """Quarantines by moving: a newer-schema entry and an unparseable session.json are renamed to a backup
+    beside them, not copied (4.1 and 6 ask only that the original is preserved; AMB-READER-WRITES)."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        if op == "read_store" and outcome.ok:
+            store = Path(args["store"])
+            moved = [store / "memory" / f"{found['link']}.md" for found in outcome.result["entries"]
+                     if found["status"] == "quarantined"]
+            session = store / "session.json"
+            if outcome.result["session"]["status"] == "degraded" and session.is_file():
+                try:
+                    json.loads(session.read_bytes())
+                except ValueError:
+                    moved.append(session)
+            for path in moved:
+                if path.is_file():
+                    keep_beside(path, path.read_bytes())
+                    path.unlink()
+        return outcome
+
+
+def test_a_reader_that_moves_aside_what_it_cannot_read_earns_full(corpus, reference_results, tmp_path):
+    graded, result = graded_run(corpus, reference_results, MovesAsideWhatItCannotRead(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+    assert "read.entry.reading-never-writes" not in failing(graded, "advisory"), "the entry it can read is untouched"
+
+
 # --- writers: dates spelled by the platform (spec 3.2, 4.1, 5.2) ------------------------------
 
 DATE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
@@ -815,6 +863,39 @@ def test_quarantining_a_newer_entry_then_writing_an_empty_valid_one_earns_full(c
     assert item.failed_strengths == ("advisory",), "only the kit's read-only reading is not followed"
 
 
+def _numeric_version(fields):
+    """schema_version as a number wherever one can be read from it: `"2"` and `2.0` are version 2."""
+    try:
+        version = float(fields.get("schema_version", 1))
+    except (TypeError, ValueError):
+        return None
+    return int(version) if version > 1 else None
+
+
+def _cast_version(fields):
+    """schema_version through `int()`, as a reader sure of its input writes it: it throws on `two` or `1.5`."""
+    version = int(fields.get("schema_version") or 1)
+    return version if version > 1 else None
+
+
+def test_a_reader_that_takes_numeric_strings_and_floats_for_versions_earns_full(corpus, reference_results, tmp_path,
+                                                                                  monkeypatch):
+    # AMB-ENTRY-VERSION: quarantining "2" or 2.0 as version 2 is as careful as reading it as version 1.
+    monkeypatch.setattr(model_entry, "newer_schema_version", _numeric_version)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert_full(graded, result)
+
+
+def test_a_reader_that_throws_on_a_malformed_version_does_not_earn_reader(corpus, reference_results, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setattr(model_entry, "newer_schema_version", _cast_version)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["read_store"], tmp_path)
+    assert result.earned is None
+    crashed = {item.vector.id for item in graded if item.outcome == "error"}
+    assert {"read.entry-version.word-read-or-set-aside",
+            "read.entry-version.float-between-read-or-set-aside"} <= crashed
+
+
 def _degraded_copy(path: Path) -> bool:
     """A file of a version newer than this implementation knows."""
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -1036,6 +1117,46 @@ def test_completing_what_is_not_open_refused_earns_full(corpus, reference_result
     graded, result = graded_run(corpus, reference_results, ModelImplementation(),
                                 ["complete_next_action", "complete_goal"], tmp_path)
     assert_full(graded, result)
+
+
+def _refusing_at_the_cap(add, capped):
+    """`add`, refusing a new identity while every list in `capped` is full: the user is told, nothing leaves."""
+    def refusing(session, *, text, stamp, caps, **args):
+        key = model_writer._identity(text)
+        current = session["current"]
+        known = any(item_key(item) == key for name in capped for item in current[name])
+        full = all(len([item for item in current[name] if item.get("hidden") is not True]) >= caps[name]
+                   for name in capped)
+        if full and not known:
+            raise model_writer.WriterError(f"{capped[0]} is full; complete one first")
+        return add(session, text=text, stamp=stamp, caps=caps, **args)
+    return refusing
+
+
+def test_a_writer_that_refuses_adds_at_the_cap_earns_full(corpus, reference_results, tmp_path, monkeypatch):
+    # AMB-CAP-REFUSAL: rotation is the only way items leave (5.2); refusing an add removes nothing.
+    capped = {"add_goal": ("goals",), "add_question": ("open_questions",), "add_decision": ("decisions",),
+              "add_next_action": ("next_actions", "parked_actions")}
+    for op, lists in capped.items():
+        monkeypatch.setitem(model_writer.SESSION_OPS, op, _refusing_at_the_cap(model_writer.SESSION_OPS[op], lists))
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), list(capped), tmp_path)
+    assert_full(graded, result)
+    assert {"write.cap-size.capped-lists-one-over-cap", "write.cap-size.parked-one-over-cap"} <= set(
+        failing(graded, "advisory")), "the refusals are reported against the kit's reading"
+
+
+def test_a_writer_that_refuses_adds_one_below_the_cap_does_not_earn_writer(corpus, reference_results, tmp_path,
+                                                                          monkeypatch):
+    # Below the cap nothing would rotate out: the refusal loses the item the user asked for.
+    add = _refusing_at_the_cap(model_writer.SESSION_OPS["add_goal"], ("goals",))
+
+    def add_goal(session, *, caps, **args):
+        return add(session, caps={**caps, "goals": caps["goals"] - 1}, **args)
+
+    monkeypatch.setitem(model_writer.SESSION_OPS, "add_goal", add_goal)
+    graded, result = graded_run(corpus, reference_results, ModelImplementation(), ["add_goal"], tmp_path)
+    assert result.earned == "reader"
+    assert "write.cap-size.capped-lists-one-below-cap" in failing(graded)
 
 
 def test_hiding_a_missing_decision_recorded_as_a_tombstone_earns_full(corpus, reference_results, tmp_path,
