@@ -127,12 +127,20 @@ LEGACY_LESSON = _rule(
 
 SESSION_JSON = _rule("MEMOIR-E-SESSION-JSON", "error", "4.1", "session.json is one well-formed JSON document.")
 SESSION_SCHEMA = _rule(
-    "MEMOIR-E-SESSION-SCHEMA", "error", "4.1", "session.json has the shape of schema/session.schema.json.")
+    "MEMOIR-E-SESSION-SCHEMA", "error", "4.1",
+    "session.json is an object that carries an integer version (6, MUST), and every key it has is of the JSON type "
+    "schema/session.schema.json gives it; the schema's other keys may be absent.")
+SESSION_NO_TEXT = _rule(
+    "MEMOIR-W-SESSION-NO-TEXT", "warning", "5.1",
+    "Every session-list item has a text, its identity; without one no merge can match it, and readers leave it out "
+    "(AMB-MALFORMED-ITEMS).")
 SESSION_VERSION_NEWER = _rule(
     "MEMOIR-W-SESSION-VERSION-NEWER", "warning", "6",
     "version is not newer than 1; a newer session is quarantined and contributes nothing to a merge.")
 SESSION_DUPLICATE = _rule(
-    "MEMOIR-E-SESSION-DUPLICATE", "error", "5.1", "No identity (trimmed, case-folded text) appears twice in one list.")
+    "MEMOIR-W-SESSION-DUPLICATE", "warning", "5.1",
+    "No identity (trimmed, case-folded text) appears twice in one list; readers and merges keep one of them.",
+    former="MEMOIR-E-SESSION-DUPLICATE")
 SESSION_LIVE_AND_PARKED = _rule(
     "MEMOIR-E-SESSION-LIVE-AND-PARKED", "error", "4.1", "An action is live or parked, never both.")
 SESSION_SUPPRESSED = _rule(
@@ -149,7 +157,8 @@ SESSION_PURGED_TEXT = _rule(
     "A purged decision's text is the literal [purged], without why or rejected.")
 SESSION_MISSING_DATE = _rule(
     "MEMOIR-W-SESSION-MISSING-DATE", "warning", "5.2",
-    "Every item has its list's date field; a missing date compares as the epoch and loses every merge.")
+    "Every item has its list's date field (a machine its last_seen, a history row its date); a missing date compares "
+    "as the epoch and loses every merge.")
 SESSION_DATE = _rule(
     "MEMOIR-E-SESSION-DATE", "error", "5.2", "Every date field is an ISO 8601 date or date-time of a real day and time.")
 SESSION_OVER_CAP = _rule(
