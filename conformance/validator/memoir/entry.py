@@ -104,8 +104,9 @@ def _problem_message(problem, parsed: ParsedEntry) -> str:
         return (f"a block scalar ({token}) is outside the frontmatter subset, which keeps prose out of the "
                 "frontmatter; move the text into the body")
     if code == "flow-collection":
-        return ("a flow collection ([...] or {...}) is outside the frontmatter subset: this reader takes it as "
-                "literal text where a YAML reader sees a list; write one '- item' line per item")
+        return ("a flow collection ([...] or {...}) is outside the frontmatter subset: YAML readers read a list or "
+                "a mapping, a reader of the subset the text as written; write one '- item' line per item (or one "
+                "nested 'key: value' line per pair)")
     if code == "deep-nesting":
         return f"{model.split(';')[0]} is outside the frontmatter subset, which nests one level; flatten it"
     advice = {
