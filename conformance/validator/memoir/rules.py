@@ -51,7 +51,7 @@ YAML_TAG = _rule(
 YAML_FLOW = _rule(
     "MEMOIR-W-YAML-FLOW", "warning", "3.1",
     "Lists are block '- item' lists, not flow collections ([a, b] or {k: v}), which a reader of the subset takes for "
-    "text.", former="MEMOIR-E-YAML-FLOW")
+    "text (the empty [] and {} are read as empty).", former="MEMOIR-E-YAML-FLOW")
 YAML_DUPLICATE_KEY = _rule(
     "MEMOIR-W-YAML-DUPLICATE-KEY", "warning", "3.1", "No key appears twice in one mapping.",
     former="MEMOIR-E-YAML-DUPLICATE-KEY")
@@ -59,6 +59,10 @@ YAML_BAD_LINE = _rule(
     "MEMOIR-W-YAML-BAD-LINE", "warning", "3.1",
     "Every frontmatter line is a 'key: value' pair with a plain key, a nested pair, a '- item' or a comment.",
     former="MEMOIR-E-YAML-BAD-LINE")
+YAML_FOLDED = _rule(
+    "MEMOIR-W-YAML-FOLDED", "warning", "3.1",
+    "A value is written on one line: one folded over indented lines (as PyYAML folds long values) is cut at its "
+    "first line by a reader of the subset.")
 YAML_TAB = _rule(
     "MEMOIR-W-YAML-TAB", "warning", "3.1", "Frontmatter is indented with spaces, never tabs.",
     former="MEMOIR-E-YAML-TAB")
