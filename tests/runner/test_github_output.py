@@ -150,7 +150,7 @@ def test_github_output_is_off_outside_actions_and_with_no_github(capsys, monkeyp
 def broken_store(tmp_path) -> Path:
     memory = tmp_path / "store" / "memory"
     memory.mkdir(parents=True)
-    (memory / "fact_x.md").write_text("---\ntype: [oops\nname: X\n---\nbody\n", encoding="utf-8")
+    (memory / "fact_x.md").write_text("---\ntype: fact\nname: &oops X\n---\nbody\n", encoding="utf-8")
     return tmp_path / "store"
 
 
@@ -161,11 +161,11 @@ def test_validate_github_annotates_each_finding_at_file_line_and_column(capsys, 
     monkeypatch.chdir(broken_store.parent)
     code = main(["validate", "store"])
     assert code == 1
-    flow = [(props, data) for name, props, data in commands(capsys.readouterr().out)
-            if name == "error" and props["title"].startswith("MEMOIR-E-YAML-FLOW")]
-    assert flow and flow[0][0]["file"] == "store/memory/fact_x.md"
-    assert (flow[0][0]["line"], flow[0][0]["col"]) == ("2", "7")
-    assert "| `store/memory/fact_x.md:2:7` | error | `MEMOIR-E-YAML-FLOW` |" in summary.read_text()
+    anchor = [(props, data) for name, props, data in commands(capsys.readouterr().out)
+              if name == "error" and props["title"].startswith("MEMOIR-E-YAML-ANCHOR")]
+    assert anchor and anchor[0][0]["file"] == "store/memory/fact_x.md"
+    assert (anchor[0][0]["line"], anchor[0][0]["col"]) == ("3", "7")
+    assert "| `store/memory/fact_x.md:3:7` | error | `MEMOIR-E-YAML-ANCHOR` |" in summary.read_text()
 
 
 def test_validate_github_keeps_a_machine_report_on_stdout_clean(capsys, monkeypatch, broken_store):

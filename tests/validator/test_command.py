@@ -80,6 +80,14 @@ def test_a_directory_with_nothing_to_check_exits_2_saying_what_was_looked_for(tm
         assert looked_for in err
 
 
+def test_a_rule_the_precision_audit_made_a_warning_passes_and_is_selected_by_its_error_id(tmp_path, capsys):
+    path = store(tmp_path, fact_a=CLEAN.replace("description: d\n", "description: d\ntags: [a, b]\n"))
+    code, out, _ = run(capsys, "--format", "json", "--select", "MEMOIR-E-YAML-FLOW", path)
+    assert code == 0
+    assert [(d["rule"], d["severity"]) for d in json.loads(out)["diagnostics"]] == [(rules.YAML_FLOW.id, "warning")]
+    assert run(capsys, "--strict", path)[0] == 1
+
+
 def test_select_and_ignore_by_id_prefix_and_former_id(tmp_path, capsys):
     path = store(tmp_path, reference_a=ERROR.replace("type: fact", "type: reference").replace("description: d\n", ""))
     _code, out, _ = run(capsys, "--format", "json", "--legacy", "show", path)

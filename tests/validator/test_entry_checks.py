@@ -58,6 +58,7 @@ GOLDEN = [
     (rules.YAML_FLOW, FM.format("type: fact\nname: n\ndescription: d\ntags: [a, b]"), (5, 7)),
     (rules.YAML_DUPLICATE_KEY, FM.format("type: fact\nname: n\nname: m\ndescription: d"), (4, 1)),
     (rules.YAML_BAD_LINE, FM.format("type: fact\nname: n\ndescription: d\nprose line"), (5, 1)),
+    (rules.YAML_FOLDED, FM.format("type: fact\nname: n\ndescription: a long\n  value"), (4, 14)),
     (rules.YAML_TAB, FM.format("type: fact\nname: n\ndescription: d\norigin:\n\ttool: t"), (6, 1)),
     (rules.YAML_QUOTING, FM.format('type: fact\nname: "a" b\ndescription: d'), (3, 10)),
     (rules.YAML_REJECTED, FM.format("type: fact\nname: Trailer order: Signed-off-by\ndescription: d"), (3, 20)),

@@ -28,7 +28,9 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus/real-
 
 LEGACY_RULES = {rule.id for rule in rules.RULES if rule.severity == "legacy"}
 # What each file's real problem is (issue 15): a frontmatter a YAML engine rejects, a value a YAML engine cuts at
-# ' #', a quoted value run on, and the subset's flow lists and deeper nesting.
+# ' #', a quoted value run on, and the subset's flow lists and deeper nesting. Only the deeper nesting breaks a
+# MUST NOT of 3.1 (017's list inside metadata): it is the corpus's one error; the others are warnings.
+ERRORS = {"017": {rules.YAML_DEEP_NESTING.id}}
 REAL_PROBLEMS = {
     "003": {rules.YAML_QUOTING.id}, "008": {rules.YAML_REJECTED.id}, "015": {rules.YAML_REJECTED.id},
     "027": {rules.YAML_REJECTED.id}, "031": {rules.YAML_REJECTED.id}, "016": {rules.YAML_FLOW.id},
@@ -80,11 +82,14 @@ def test_every_file_of_every_repository_is_found_and_read(checkout, report):
 def test_the_real_problems_come_out_on_top(checkout, report):
     _root, placed = checkout
     errors: dict[str, set[str]] = {}
+    problems: dict[str, set[str]] = {}
     for found in report.diagnostics:
         if found.severity == "error":
             errors.setdefault(found.path, set()).add(found.rule)
-    expected = {placed[number]["path"]: problems for number, problems in REAL_PROBLEMS.items()}
-    assert errors == expected
+        if found.rule in {rule for wanted in REAL_PROBLEMS.values() for rule in wanted}:
+            problems.setdefault(found.path, set()).add(found.rule)
+    assert errors == {placed[number]["path"]: rules_ for number, rules_ in ERRORS.items()}
+    assert problems == {placed[number]["path"]: rules_ for number, rules_ in REAL_PROBLEMS.items()}
     # 005 cuts its description at ' #'; 015 does too, on the line a YAML engine rejects outright, where
     # quoting the value (what the rejection says) settles both: one finding, not two that contradict.
     comments = {d.path for d in report.diagnostics if d.rule == rules.YAML_COMMENT.id}

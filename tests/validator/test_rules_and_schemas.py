@@ -28,6 +28,27 @@ def test_rule_ids_are_unique_and_say_their_severity():
         assert all(name.split("-")[1] != rule.id.split("-")[1] for name in rule.former_ids), rule.id
 
 
+# 3.1's MUST NOT names anchors, multi-line block scalars and deeper nesting; the rest of the subset's syntax is a
+# warning, and so are a frontmatter a YAML engine rejects (3.1 SHOULD) and a repeated session identity (5.1).
+DOWNGRADED = {
+    "MEMOIR-E-YAML-FLOW": rules.YAML_FLOW, "MEMOIR-E-YAML-DUPLICATE-KEY": rules.YAML_DUPLICATE_KEY,
+    "MEMOIR-E-YAML-BAD-LINE": rules.YAML_BAD_LINE, "MEMOIR-E-YAML-TAB": rules.YAML_TAB,
+    "MEMOIR-E-YAML-QUOTING": rules.YAML_QUOTING, "MEMOIR-E-YAML-TAG": rules.YAML_TAG,
+    "MEMOIR-E-YAML-REJECTED": rules.YAML_REJECTED, "MEMOIR-E-SESSION-DUPLICATE": rules.SESSION_DUPLICATE,
+}
+
+
+@pytest.mark.parametrize("former", sorted(DOWNGRADED))
+def test_rules_that_break_no_must_are_warnings_that_keep_their_error_id(former):
+    rule = DOWNGRADED[former]
+    assert rule.severity == "warning" and former in rule.former_ids
+
+
+def test_what_3_1_must_not_names_stays_an_error():
+    for rule in (rules.YAML_ANCHOR, rules.YAML_ALIAS, rules.YAML_BLOCK_SCALAR, rules.YAML_DEEP_NESTING):
+        assert rule.severity == "error" and not rule.former_ids
+
+
 def test_the_legacy_category_is_appendix_a_and_nothing_else():
     legacy = {rule.id for rule in rules.RULES if rule.severity == "legacy"}
     assert legacy == {rules.NO_FRONTMATTER.id, rules.LEGACY_METADATA.id, rules.LEGACY_ORIGIN.id, rules.LEGACY_TYPE.id,

@@ -240,3 +240,11 @@ def test_findings_stream_out_before_the_store_has_been_read(tmp_path, monkeypatc
     assert first_file.path.endswith("fact_00.md") and first_file.diagnostics
     assert len(checked) == 1
     stream.close()
+
+
+@pytest.mark.parametrize("store", ["canonical", "legacy-mixed"])
+def test_the_kits_golden_stores_have_no_error(store):
+    from conformance.resources import vectors_dir
+
+    report = run(vectors_dir() / "stores" / store)
+    assert [(d.path, d.rule) for d in report.diagnostics if d.severity == "error"] == []

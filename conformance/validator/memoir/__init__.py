@@ -2,7 +2,8 @@
 
 - `discovery`: the stores a path holds, and the files of each
 - `sources`: reading one file, bounded
-- `entry` (with `yaml_hazards`): one entry file; `session` (with `jsonpos`):
+- `entry` (with `yaml_hazards`, and `lenient`: the reading its field rules
+  check): one entry file; `session` (with `jsonpos`):
   one session file; `secrets`: credentials in either
 - `store`: what needs the whole store (file names that collide, links)
 - `pipeline`: all of it as a stream of events, in parallel for large stores

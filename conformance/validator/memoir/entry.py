@@ -28,6 +28,7 @@ from conformance.schema_errors import error_finder
 from conformance.validator.core.findings import Diagnostic, diagnostic
 from conformance.validator.core.positions import LineIndex
 from conformance.validator.memoir import fast_frontmatter, rules
+from conformance.validator.memoir.lenient import FOLDED, QUOTED_KEY, lenient
 from conformance.validator.memoir.sources import MAX_BYTES
 from conformance.validator.memoir.yaml_hazards import explain
 
@@ -71,6 +72,8 @@ _PROBLEM_RULES = {
     "quoted-trailing-text": rules.YAML_QUOTING,
     "unterminated-quote": rules.YAML_QUOTING,
     "bad-escape": rules.YAML_QUOTING,
+    QUOTED_KEY: rules.YAML_BAD_LINE,
+    FOLDED: rules.YAML_FOLDED,
 }
 
 
@@ -104,8 +107,9 @@ def _problem_message(problem, parsed: ParsedEntry) -> str:
         return (f"a block scalar ({token}) is outside the frontmatter subset, which keeps prose out of the "
                 "frontmatter; move the text into the body")
     if code == "flow-collection":
-        return ("a flow collection ([...] or {...}) is outside the frontmatter subset: this reader takes it as "
-                "literal text where a YAML reader sees a list; write one '- item' line per item")
+        return ("a flow collection ([...] or {...}) is outside the frontmatter subset: YAML readers read a list or "
+                "a mapping, a reader of the subset the text as written; write one '- item' line per item (or one "
+                "nested 'key: value' line per pair)")
     if code == "deep-nesting":
         return f"{model.split(';')[0]} is outside the frontmatter subset, which nests one level; flatten it"
     advice = {
@@ -115,6 +119,9 @@ def _problem_message(problem, parsed: ParsedEntry) -> str:
         "quoted-trailing-text": "quote the whole value",
         "unterminated-quote": "close the quote on the same line",
         "bad-escape": "write a backslash as \\\\",
+        QUOTED_KEY: "write the key without quotes",
+        FOLDED: "write the value on one line (PyYAML and python-frontmatter: dump with width=1000000), or move "
+                "long text into the body",
     }[code]
     return f"{model}; {advice}"
 
@@ -235,6 +242,9 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
             f"{size} bytes, and the frontmatter is not closed within the first {MAX_BYTES} bytes, which is all the "
             "validator reads: its fields were not checked; keep entries small, with the frontmatter at the top",
             1, 1)], EntrySummary(link, None, False, (), spelling_keys(link, None))
+    # The field rules check the file as its writer evidently wrote it (lenient.py); the model's
+    # reading is the kit's interpretation, which never makes an error on its own.
+    parsed, unchecked = lenient(parsed)
     entry = read_parsed(link, parsed)
     found: list[Diagnostic] = []
     if size is not None:
@@ -282,7 +292,7 @@ def check_entry(display: str, link: str, text: str, size: int | None = None) -> 
         found.append(diagnostic(_HAZARD_RULES[hazard.kind], display, hazard.message, hazard.line, hazard.column))
     legacy = _legacy_findings(display, parsed, entry, places)
     found.extend(legacy)
-    found.extend(_field_findings(display, parsed, entry, places, date_fields))
+    found.extend(_field_findings(display, parsed, entry, places, date_fields, unchecked))
     if not legacy:
         found.extend(_created_findings(display, entry["fields"], places))
     found.extend(_file_name_findings(display, link, parsed.fields, entry["type"]))
@@ -430,7 +440,7 @@ def _text(value: object) -> bool:
 
 
 def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict,
-                    date_fields: frozenset[str]) -> list[Diagnostic]:
+                    date_fields: frozenset[str], unchecked: frozenset[str] = frozenset()) -> list[Diagnostic]:
     found = []
     fields = entry["fields"]
     legacy_feedback = _written_type(parsed.fields) == "feedback"
@@ -460,6 +470,8 @@ def _field_findings(display: str, parsed: ParsedEntry, entry: dict, places: dict
                 "trigger", "how_to_apply", "added", "hidden_at") else missing)))
             continue
         key = str(path[0]) if path else ""
+        if key in unchecked or ".".join(map(str, path[:2])) in unchecked:
+            continue  # a flow collection: its warning says what each reader makes of it
         shown = ".".join(str(part) for part in path) or "frontmatter"
         actual = _lookup(fields, path)
         if key == "type" and keyword == "enum":
@@ -601,7 +613,8 @@ def _schema_message(keyword: str, expected: object, actual: object) -> str:
     if keyword == "type":
         wanted = expected if isinstance(expected, str) else " or ".join(expected)  # type: ignore[arg-type]
         wanted = _JSON_TYPES.get(wanted, wanted)
-        return f"is {_kind(actual)} {_show(actual)} where the spec has {wanted}; write it as {wanted}"
+        shown = _kind(actual) if actual is None else f"{_kind(actual)} {_show(actual)}"  # not "null None"
+        return f"is {shown} where the spec has {wanted}; write it as {wanted}"
     if keyword == "enum":
         choices = ", ".join(map(str, expected))  # type: ignore[arg-type]
         return f"is {_show(actual)}, which is none of {choices}; use one of them"

@@ -4,7 +4,8 @@ Ids read ``MEMOIR-<E|W|L|I>-<NAME>``: the letter is the rule's severity
 (error, warning, legacy, info; docs/validator.md has the policy). An id is
 never reused or repurposed; a rule may be reworded. A rule whose severity
 changed got a new id and keeps the old one in `former_ids`, which
-``--select`` and ``--ignore`` still accept.
+``--select`` and ``--ignore`` still accept; a rule whose severity went back
+takes the id it had then again (MEMOIR-W-YAML-REJECTED).
 """
 
 from __future__ import annotations
@@ -31,29 +32,49 @@ PREAMBLE = _rule(
 UNTERMINATED = _rule(
     "MEMOIR-E-UNTERMINATED", "error", "3.1",
     "A frontmatter opened by --- is closed by a --- line.")
+# 3.1's MUST NOT names anchors, multi-line block scalars and deeper nesting (and
+# an alias needs an anchor): those are errors. The rest of the subset's syntax
+# follows from "SHOULD begin with a YAML frontmatter block" and the kit's
+# line-by-line reading of it (AMB-FRONTMATTER-LINES): warnings, each saying
+# what a reader of the subset makes of the line that YAML readers read otherwise.
 YAML_ANCHOR = _rule("MEMOIR-E-YAML-ANCHOR", "error", "3.1", "Frontmatter has no YAML anchors (&name).")
 YAML_ALIAS = _rule(
     "MEMOIR-E-YAML-ALIAS", "error", "3.1", "Frontmatter has no YAML aliases (*name); they are refused, never expanded.")
-YAML_TAG = _rule("MEMOIR-E-YAML-TAG", "error", "3.1", "Frontmatter has no YAML tags (!tag, !!type).")
 YAML_BLOCK_SCALAR = _rule(
     "MEMOIR-E-YAML-BLOCK-SCALAR", "error", "3.1", "Frontmatter has no multi-line block scalars (| or >); prose belongs in the body.")
 YAML_DEEP_NESTING = _rule(
     "MEMOIR-E-YAML-DEEP-NESTING", "error", "3.1",
     "Frontmatter nests at most one level: a mapping of scalars or a list of strings under a top-level key.")
+YAML_TAG = _rule(
+    "MEMOIR-W-YAML-TAG", "warning", "3.1", "Frontmatter has no YAML tags (!tag, !!type); a reader of the subset keeps "
+    "them in the text.", former="MEMOIR-E-YAML-TAG")
 YAML_FLOW = _rule(
-    "MEMOIR-E-YAML-FLOW", "error", "3.1", "Lists are block '- item' lists, not flow collections ([...] or {...}).")
-YAML_DUPLICATE_KEY = _rule("MEMOIR-E-YAML-DUPLICATE-KEY", "error", "3.1", "No key appears twice in one mapping.")
+    "MEMOIR-W-YAML-FLOW", "warning", "3.1",
+    "Lists are block '- item' lists, not flow collections ([a, b] or {k: v}), which a reader of the subset takes for "
+    "text (the empty [] and {} are read as empty).", former="MEMOIR-E-YAML-FLOW")
+YAML_DUPLICATE_KEY = _rule(
+    "MEMOIR-W-YAML-DUPLICATE-KEY", "warning", "3.1", "No key appears twice in one mapping.",
+    former="MEMOIR-E-YAML-DUPLICATE-KEY")
 YAML_BAD_LINE = _rule(
-    "MEMOIR-E-YAML-BAD-LINE", "error", "3.1",
-    "Every frontmatter line is a 'key: value' pair, a nested pair, a '- item' or a comment (no multi-line values).")
-YAML_TAB = _rule("MEMOIR-E-YAML-TAB", "error", "3.1", "Frontmatter is indented with spaces, never tabs.")
+    "MEMOIR-W-YAML-BAD-LINE", "warning", "3.1",
+    "Every frontmatter line is a 'key: value' pair with a plain key, a nested pair, a '- item' or a comment.",
+    former="MEMOIR-E-YAML-BAD-LINE")
+YAML_FOLDED = _rule(
+    "MEMOIR-W-YAML-FOLDED", "warning", "3.1",
+    "A value is written on one line: one folded over indented lines (as PyYAML folds long values) is cut at its "
+    "first line by a reader of the subset.")
+YAML_TAB = _rule(
+    "MEMOIR-W-YAML-TAB", "warning", "3.1", "Frontmatter is indented with spaces, never tabs.",
+    former="MEMOIR-E-YAML-TAB")
 YAML_QUOTING = _rule(
-    "MEMOIR-E-YAML-QUOTING", "error", "3.1",
-    "A quoted value closes on its own line, uses valid escapes, and has nothing after its closing quote.")
+    "MEMOIR-W-YAML-QUOTING", "warning", "3.1",
+    "A quoted value closes on its own line, uses valid escapes, and has nothing after its closing quote.",
+    former="MEMOIR-E-YAML-QUOTING")
 YAML_REJECTED = _rule(
-    "MEMOIR-E-YAML-REJECTED", "error", "3.1",
-    "The frontmatter is YAML: a YAML engine can parse it (quote values that contain ': ' or start with ` or @).",
-    former="MEMOIR-W-YAML-REJECTED")
+    "MEMOIR-W-YAML-REJECTED", "warning", "3.1",
+    "The frontmatter is YAML (3.1, SHOULD): a YAML engine can parse it (quote values that contain ': ' or start "
+    "with ` or @).",
+    former="MEMOIR-E-YAML-REJECTED")
 YAML_COMMENT = _rule(
     "MEMOIR-W-YAML-COMMENT", "warning", "3.1",
     "No unquoted ' #' inside a value: a YAML engine reads it as a comment and drops the rest.")
@@ -127,12 +148,20 @@ LEGACY_LESSON = _rule(
 
 SESSION_JSON = _rule("MEMOIR-E-SESSION-JSON", "error", "4.1", "session.json is one well-formed JSON document.")
 SESSION_SCHEMA = _rule(
-    "MEMOIR-E-SESSION-SCHEMA", "error", "4.1", "session.json has the shape of schema/session.schema.json.")
+    "MEMOIR-E-SESSION-SCHEMA", "error", "4.1",
+    "session.json is an object that carries an integer version (6, MUST), and every key it has is of the JSON type "
+    "schema/session.schema.json gives it; the schema's other keys may be absent.")
+SESSION_NO_TEXT = _rule(
+    "MEMOIR-W-SESSION-NO-TEXT", "warning", "5.1",
+    "Every session-list item has a text, its identity; without one no merge can match it, and readers leave it out "
+    "(AMB-MALFORMED-ITEMS).")
 SESSION_VERSION_NEWER = _rule(
     "MEMOIR-W-SESSION-VERSION-NEWER", "warning", "6",
     "version is not newer than 1; a newer session is quarantined and contributes nothing to a merge.")
 SESSION_DUPLICATE = _rule(
-    "MEMOIR-E-SESSION-DUPLICATE", "error", "5.1", "No identity (trimmed, case-folded text) appears twice in one list.")
+    "MEMOIR-W-SESSION-DUPLICATE", "warning", "5.1",
+    "No identity (trimmed, case-folded text) appears twice in one list; readers and merges keep one of them.",
+    former="MEMOIR-E-SESSION-DUPLICATE")
 SESSION_LIVE_AND_PARKED = _rule(
     "MEMOIR-E-SESSION-LIVE-AND-PARKED", "error", "4.1", "An action is live or parked, never both.")
 SESSION_SUPPRESSED = _rule(
@@ -149,7 +178,8 @@ SESSION_PURGED_TEXT = _rule(
     "A purged decision's text is the literal [purged], without why or rejected.")
 SESSION_MISSING_DATE = _rule(
     "MEMOIR-W-SESSION-MISSING-DATE", "warning", "5.2",
-    "Every item has its list's date field; a missing date compares as the epoch and loses every merge.")
+    "Every item has its list's date field (a machine its last_seen, a history row its date); a missing date compares "
+    "as the epoch and loses every merge.")
 SESSION_DATE = _rule(
     "MEMOIR-E-SESSION-DATE", "error", "5.2", "Every date field is an ISO 8601 date or date-time of a real day and time.")
 SESSION_OVER_CAP = _rule(

@@ -1,7 +1,9 @@
 """Checks of a session file (spec 4, 5, 6).
 
 First the shape: well-formed JSON, then schema/session.schema.json (through
-jsonschema, for a session with departures). Then the meaning, which no
+jsonschema, for a session with departures), with `version` the one key it
+requires: spec 6 makes it the only key a session MUST carry, and 4.1 lets
+readers take an absent list as empty. Then the meaning, which no
 schema can say: identities (5.1) repeated in one list, an action both live
 and parked, a live item its own tombstone suppresses (5.3.2), the purged
 form of a decision tombstone (5.3.1), dates that are missing or name no real
@@ -64,11 +66,28 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
+def _only_version_required(schema: object, top: bool = True) -> object:
+    """A copy of the session schema whose one `required` key is the top-level `version`.
+
+    The schema file stays as it is: the runner holds replicas to all of it
+    (conformance/runner/invariants.py). An item without its text, or without
+    its list's date, is a warning of its own here (SESSION_NO_TEXT,
+    SESSION_MISSING_DATE)."""
+    if isinstance(schema, list):
+        return [_only_version_required(item, False) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    relaxed = {key: _only_version_required(value, False) for key, value in schema.items() if key != "required"}
+    if top:
+        relaxed["required"] = ["version"]
+    return relaxed
+
+
 @lru_cache(maxsize=1)
 def _session_schema() -> tuple[dict, Callable[[object], list | None]]:
     from conformance.resources import load_schema
 
-    schema = load_schema("session.schema.json")
+    schema = _only_version_required(load_schema("session.schema.json"))
     return schema, error_finder(schema)
 
 
@@ -143,7 +162,10 @@ def check_session(display: str, text: str) -> list[Diagnostic]:
     machines = data.get("machines")
     if isinstance(machines, dict):
         for machine_id, machine in machines.items():
-            _calendar(report, machine, ("machines", machine_id, "last_seen"), bad_dates)
+            path = ("machines", machine_id)
+            if isinstance(machine, dict) and "last_seen" not in machine:
+                _missing_date(report, path, repr(machine_id), "last_seen")
+            _calendar(report, machine, path + ("last_seen",), bad_dates)
     current = data.get("current")
     if isinstance(current, dict):
         _check_current(report, current, bad_dates)
@@ -221,11 +243,12 @@ def _check_current(report: _Findings, current: dict, bad_dates: set) -> None:
                                f"{pointer(path)} {_label(item)} has the identity (trimmed, case-folded text) of "
                                f"{pointer(('current', name, seen[key]))}, so readers and merges keep only one; "
                                "remove one", path)
+            if "text" not in item and "text_hash" not in item and report.wants(rules.SESSION_NO_TEXT):
+                report.add(rules.SESSION_NO_TEXT,
+                           f"{pointer(path)} has no text, its identity (5.1), so no merge can match it and readers "
+                           "leave it out; add text", path)
             if date_field not in item:
-                if report.wants(rules.SESSION_MISSING_DATE):
-                    report.add(rules.SESSION_MISSING_DATE,
-                               f"{pointer(path)} {_label(item)} has no {date_field}, so it compares as the oldest and "
-                               f"loses every newest-wins merge; add {date_field}", path)
+                _missing_date(report, path, _label(item), date_field)
             else:
                 _calendar(report, item, path + (date_field,), bad_dates)
             for other in _OTHER_DATE_FIELDS:
@@ -265,6 +288,13 @@ def _check_current(report: _Findings, current: dict, bad_dates: set) -> None:
                            f"current.{tombstone_list}[{tombstone_index}] ({date_field} not later than done_at), so "
                            f"readers do not show it; remove it, or give it a later {date_field} if it was added again",
                            ("current", live_list, index))
+
+
+def _missing_date(report: _Findings, path: tuple, label: str, date_field: str) -> None:
+    if report.wants(rules.SESSION_MISSING_DATE):
+        report.add(rules.SESSION_MISSING_DATE,
+                   f"{pointer(path)} {label} has no {date_field}, so it compares as the oldest and loses every "
+                   f"newest-wins merge; add {date_field}", path)
 
 
 def _tombstones(current: dict, name: str) -> dict:
@@ -319,6 +349,8 @@ def _check_history(report: _Findings, history: list, bad_dates: set) -> None:
     for index, row in enumerate(history):
         if not isinstance(row, dict):
             continue
+        if "date" not in row:
+            _missing_date(report, ("history", index), _show(row.get("summary")), "date")
         _calendar(report, row, ("history", index, "date"), bad_dates)
         session_id = row.get("session_id")
         if isinstance(session_id, str):

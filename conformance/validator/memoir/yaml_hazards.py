@@ -154,6 +154,7 @@ def _is_float(value: str) -> bool:
 
 
 _BOOLEANS = {"true", "True", "TRUE", "false", "False", "FALSE"}
+_CAPITALISED_BOOLEANS = _BOOLEANS - {"true", "false"}
 _NULLS = {"null", "Null", "NULL", "~"}
 # PyYAML's YAML 1.1 booleans (it leaves the spec's y/n alone).
 _YAML11_BOOLEANS = {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
@@ -263,11 +264,19 @@ def explain(parsed: ParsedEntry, date_fields: frozenset[str] = frozenset()) -> l
                              "rest; quote the value"))
             continue
         found = yaml_type(value)
-        if not found or not _line_based_reads_text(value):
+        if not found:
+            continue
+        # List items read as text here; an integer in a text field (`name: 2026`) is no text in either reading.
+        if not (key.endswith("[]") or _line_based_reads_text(value) or key in TEXT_FIELDS and found == "an integer"):
             continue
         if key in date_fields and found in _DATE_READINGS:
             continue
-        if key in TEXT_FIELDS or not _reads_back_as_written(value, found):
+        if key not in TEXT_FIELDS and value in _CAPITALISED_BOOLEANS:
+            # `hidden: False`: a boolean to YAML, and to the field rules (lenient.py); quoting it would make it text.
+            readings.append(("retyped", line, column, key,
+                             f"{value!r} as the boolean {value.lower()}, but a reader of the frontmatter subset "
+                             f"takes it as the text {value!r}; write {value.lower()}"))
+        elif key in TEXT_FIELDS or not _reads_back_as_written(value, found):
             readings.append(("retyped", line, column, key,
                              f"{_preview(value)!r} as {found}, not as the text written; quote it"))
     if rejected is None and not _refers_to_anchors(parsed) and any(
