@@ -1143,6 +1143,11 @@ def test_a_writer_that_refuses_adds_at_the_cap_earns_full(corpus, reference_resu
     assert_full(graded, result)
     assert {"write.cap-size.capped-lists-one-over-cap", "write.cap-size.parked-one-over-cap"} <= set(
         failing(graded, "advisory")), "the refusals are reported against the kit's reading"
+    # The runner-driven writes (graded_run keeps the reference's results for them) add no question past the cap.
+    implementation = ModelImplementation()
+    atomic = [vector for vector in corpus if vector.op == "atomic_writes"]
+    results = [run_vector(vector, implementation, implementation.describe(), tmp_path) for vector in atomic]
+    assert atomic and [r.outcome for r in results] == ["pass"] * len(atomic), [r.failures for r in results]
 
 
 def test_a_writer_that_refuses_adds_one_below_the_cap_does_not_earn_writer(corpus, reference_results, tmp_path,
