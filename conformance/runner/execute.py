@@ -58,11 +58,13 @@ from conformance.runner.vectors import (
     REPORTS,
     Expectation,
     ExpansionProblem,
+    PlantedLink,
     Vector,
     content_text,
     effective_caps,
     expand,
     materialise_store,
+    refuse_links,
     session_text,
 )
 
@@ -253,6 +255,9 @@ def _run_in_scratch(vector: Vector, session: _Session, described: Describe) -> t
     except _Stop as stop:
         return VectorResult(vector.id, stop.outcome, detail=stop.detail, stderr_tail=stop.stderr_tail,
                             na_kind=stop.na_kind), document
+    except PlantedLink as planted:
+        detail = f"the adapter left a link in its scratch area: {planted}"
+        return VectorResult(vector.id, ERROR, detail=detail), document
     except Exception as error:  # noqa: BLE001 - one vector the runner cannot handle must not end the run
         return VectorResult(vector.id, ERROR, detail=f"the runner could not run this vector: "
                                                      f"{type(error).__name__}: {error}",
@@ -878,6 +883,7 @@ def run_idempotent_stores(vector: Vector, session: _Session, caps: dict) -> Buil
 def _copy_store(source: Path, target: Path) -> None:
     """A store the adapter wrote, copied as the runner read it (never through a link)."""
     for relative, data in adapter_snapshot(source).items():
+        refuse_links(target / relative, target.parent)
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         (target / relative).write_bytes(data)
     target.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ import copy
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -639,13 +640,32 @@ def store_files(spec: dict | None, root: Path) -> dict[str, bytes]:
     return files
 
 
+class PlantedLink(Exception):
+    """A link where the runner is about to write. Only an adapter can have left it there, and
+    the runner, outside any sandbox the adapter runs in, would write wherever it points."""
+
+
+def refuse_links(destination: Path, base: Path) -> None:
+    """Raise PlantedLink if `destination`, or a folder between it and `base` (both included), is a link."""
+    path = destination
+    while True:
+        if path.is_symlink():
+            raise PlantedLink(f"{path.relative_to(base.parent).as_posix()} is a link (to {os.readlink(path)!r}) "
+                              "where the runner writes next; it never writes through a link an adapter left")
+        if path == base or path == path.parent:
+            return
+        path = path.parent
+
+
 def materialise_store(spec: dict | None, root: Path, target: Path) -> dict[str, bytes]:
     """Write a STORE spec into `target` (created); return relpath -> bytes of
     every file written, the store's original bytes."""
+    refuse_links(target, target.parent)
     target.mkdir(parents=True, exist_ok=True)
     written = store_files(spec, root)
     for relative, data in written.items():
         destination = target / relative
+        refuse_links(destination, target.parent)
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(data)
     return written
