@@ -175,10 +175,16 @@ def run_vectors(vectors: list[Vector], primary: Implementation, described: Descr
                 result = VectorResult(vector.id, ERROR, detail=reason)
             else:
                 implementation.owner = vector.id
-                result = run_vector(vector, watched, described, area, keep_scratch)
-                # A scratch directory the adapter made unremovable was charged by run_vector already.
-                watch.excuse(area, scratch_prefix(vector.id))
-                strays = watch.take([area, *shared])
+                try:
+                    result = run_vector(vector, watched, described, area, keep_scratch)
+                    # A scratch directory the adapter made unremovable was charged by run_vector already.
+                    watch.excuse(area, scratch_prefix(vector.id))
+                    strays = watch.take([area, *shared])
+                except Exception as error:  # noqa: BLE001 - a vector without a result would end the run
+                    # What run_vector does not guard: its work area, which an adapter can replace (a link, a loop).
+                    result, strays = VectorResult(vector.id, ERROR, detail=(
+                        f"the runner could not run this vector in its work area {area.name}, which may have "
+                        f"been changed by the adapter: {type(error).__name__}: {error}")), []
                 if strays:
                     _charge(result, AdapterFault(
                         "outside_scratch",

@@ -15,6 +15,7 @@ import pytest
 
 from conformance.runner.execute import ERROR, run_vector
 from conformance.runner.implementations import ModelImplementation
+from conformance.runner.run import run_vectors
 from conformance.runner.vectors import PlantedLink, materialise_store
 
 STORE = {"files": {"session.json": {"version": 1}, "memory/fact_a.md": "---\ntype: fact\nname: A\n---\n"}}
@@ -68,3 +69,24 @@ def test_a_link_planted_before_a_put_files_step_is_an_error_of_the_vector(corpus
     assert result.outcome == ERROR and not result.runner_error
     assert "session.json is a link" in result.detail
     assert _untouched(victim)
+
+
+class ReplacesItsWorkAreaWithALoop(ModelImplementation):
+    """On its first write, replaces the worker's whole area (the folder around its scratch directories)
+    with a link to itself."""
+
+    def call(self, op, args):
+        outcome = super().call(op, args)
+        area = Path(args["store"]).parents[1] if "store" in args else None
+        if area is not None and not area.is_symlink():
+            area.rename(area.with_name(area.name + ".moved"))
+            area.symlink_to(area.name)
+        return outcome
+
+
+def test_a_work_area_replaced_by_a_link_loop_is_an_error_per_vector_not_the_end_of_the_run(corpus, tmp_path):
+    vectors = [vector for vector in corpus if vector.op == "write"][:3]
+    implementation = ReplacesItsWorkAreaWithALoop()
+    results = run_vectors(vectors, implementation, implementation.describe(), tmp_path / "work")
+    assert [result.id for result in results] == [vector.id for vector in vectors]
+    assert all("work area" in result.detail for result in results[1:]), [r.detail for r in results]
