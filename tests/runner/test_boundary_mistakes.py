@@ -12,6 +12,8 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
+import pytest
+
 from conformance.model import entry as model_entry
 from conformance.model import identity as model_identity
 from conformance.model import store as model_store
@@ -35,45 +37,46 @@ def test_identities_normalised_to_nfc_lose_full(corpus, reference_results, tmp_p
             "merge.canonical-equivalent.precomposed-and-decomposed-are-two-items"} <= set(failing(graded))
 
 
-def test_an_update_that_drops_the_last_body_line_of_a_file_without_final_newline_loses_writer(
-        corpus, reference_results, tmp_path, monkeypatch):
+def _updates_then_rewrites(monkeypatch, rewrite):
+    """update_entry as the model does it, then the entry file's text passed through `rewrite`."""
     update = model_store.update_entry
 
     def update_entry(store, link, *args):
         update(store, link, *args)
         path = Path(store) / "memory" / f"{link}.md"
-        lines = path.read_text(encoding="utf-8").split("\n")
-        lines.pop()  # meant for the empty string after a final newline
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
 
     monkeypatch.setattr(model_store, "update_entry", update_entry)
-    graded, result = run(corpus, reference_results, tmp_path, ["update_entry"])
-    assert result.earned == "reader"
-    assert failing(graded) == ["write.entry-edit.body-without-final-newline-kept"]
 
 
-def test_an_update_that_keeps_only_the_known_keys_of_origin_loses_writer(corpus, reference_results, tmp_path,
-                                                                          monkeypatch):
+def _last_line_popped(text):
+    lines = text.split("\n")
+    lines.pop()  # meant for the empty string after a final newline
+    return "\n".join(lines) + "\n"
+
+
+def _origin_keeps_known_keys(text):
+    kept, in_origin = [], False
+    for line in text.splitlines(keepends=True):
+        if not line.startswith(" "):
+            in_origin = line.startswith("origin:")
+        elif in_origin and not line.strip().startswith(("tool:", "session_id:", "machine_id:")):
+            continue
+        kept.append(line)
+    return "".join(kept)
+
+
+@pytest.mark.parametrize("rewrite, vector_id", [
+    (_last_line_popped, "write.entry-edit.body-without-final-newline-kept"),
     # 3.2: writers MUST preserve fields they do not recognise, inside a known mapping too.
-    update = model_store.update_entry
-    known = ("tool:", "session_id:", "machine_id:")
-
-    def update_entry(store, link, *args):
-        update(store, link, *args)
-        path = Path(store) / "memory" / f"{link}.md"
-        kept, in_origin = [], False
-        for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-            if not line.startswith(" "):
-                in_origin = line.startswith("origin:")
-            elif in_origin and not line.strip().startswith(known):
-                continue
-            kept.append(line)
-        path.write_text("".join(kept), encoding="utf-8")
-
-    monkeypatch.setattr(model_store, "update_entry", update_entry)
+    (_origin_keeps_known_keys, "write.entry-edit.unknown-key-in-known-mapping-kept"),
+])
+def test_an_update_that_loses_what_it_was_not_asked_to_change_loses_writer(corpus, reference_results, tmp_path,
+                                                                           monkeypatch, rewrite, vector_id):
+    _updates_then_rewrites(monkeypatch, rewrite)
     graded, result = run(corpus, reference_results, tmp_path, ["update_entry"])
     assert result.earned == "reader"
-    assert failing(graded) == ["write.entry-edit.unknown-key-in-known-mapping-kept"]
+    assert failing(graded) == [vector_id]
 
 
 def test_a_readded_parked_action_that_rotation_parks_again_loses_writer(corpus, reference_results, tmp_path,
